@@ -1,0 +1,159 @@
+// Shared bench plumbing: a server process of our own on loopback, a fresh database, tenants via the admin API.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+import postgres from 'postgres';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = join(ROOT, 'bin', 'veriscreen');
+export const SHARED_DATA = process.env.VERISCREEN_SHARED_DATA ?? resolve(ROOT, '../shared/data');
+const run = promisify(execFile);
+
+export function requireSharedData(): void {
+  if (!existsSync(SHARED_DATA)) {
+    process.stderr.write(`bench needs the real lists in ../shared/data (not found at ${SHARED_DATA})\n`);
+    process.exit(2);
+  }
+}
+
+export function machine(): string {
+  const c = cpus();
+  return `${c.length} × ${c[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+}
+
+export interface BenchServer {
+  url: string;
+  adminToken: string;
+  env: NodeJS.ProcessEnv;
+  stop(): Promise<void>;
+}
+
+export async function startServer(opts: {
+  ingest: { format: string; source: string }[];
+  threads?: number;
+}): Promise<BenchServer> {
+  const db = `vs_bench_${randomBytes(4).toString('hex')}`;
+  const adminToken = `bench-admin-${randomBytes(8).toString('hex')}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${db}`,
+    NODE_ENV: 'test',
+    ADMIN_TOKEN: adminToken,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    ...(opts.threads ? { MATCHER_THREADS: String(opts.threads) } : {}),
+  };
+  for (const i of opts.ingest) {
+    await run(process.execPath, [BIN, 'ingest', '--format', i.format, '--source', i.source, '--promote'], {
+      env,
+    });
+  }
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 120_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
+  return {
+    url,
+    adminToken,
+    env,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      const admin = postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} });
+      await admin.unsafe(`drop database if exists "${db}" with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+export async function createBenchTenant(s: BenchServer): Promise<string> {
+  const r = await fetch(`${s.url}/admin/tenants`, {
+    method: 'POST',
+    headers: { 'x-admin-token': s.adminToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', plan: 'contract' }),
+  });
+  if (r.status !== 201) throw new Error(`tenant create failed: ${r.status}`);
+  return ((await r.json()) as { secret_key: string }).secret_key;
+}
+
+export interface LoadResult {
+  name: string;
+  requests: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export async function load(
+  name: string,
+  opts: {
+    url: string;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    bodies?: string[];
+    seconds: number;
+    connections: number;
+  },
+): Promise<LoadResult> {
+  const bodies = opts.bodies ?? [];
+  let i = 0;
+  const result = await autocannon({
+    url: opts.url,
+    method: opts.method ?? 'GET',
+    headers: opts.headers ?? {},
+    duration: opts.seconds,
+    connections: opts.connections,
+    requests: bodies.length
+      ? [
+          {
+            setupRequest: (req: Record<string, unknown>) => {
+              req.body = bodies[i++ % bodies.length];
+              return req;
+            },
+          },
+        ]
+      : undefined,
+  } as autocannon.Options);
+  return {
+    name,
+    requests: result.requests.total,
+    rps: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+export function table(rows: LoadResult[]): string {
+  const head =
+    '| run | requests | req/s | p50 ms | p99 ms | non-2xx | errors |\n|---|---|---|---|---|---|---|';
+  return [
+    head,
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.requests} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.errors} |`,
+    ),
+  ].join('\n');
+}

@@ -1,0 +1,270 @@
+// Builds the shared, immutable candidate index. Everything a worker needs lives in SharedArrayBuffers so
+// N worker threads wrap the same memory; JS Maps are used only while building.
+import {
+  AML_DATASETS,
+  ENTITY_SCHEMAS,
+  type Entity,
+  type NameKind as EntityNameKind,
+} from '../ingest/entity.js';
+import { normIdentifier } from './features.js';
+import { fnv1a, KEY_IDENT, nameKeys, schemaNameKind } from './keys.js';
+import { normalizeName } from './normalize.js';
+import type { IndexData, IndexStats } from './types.js';
+
+export const INDEX_FORMAT = 1;
+export const NAME_KINDS: readonly EntityNameKind[] = ['primary', 'alias', 'weak', 'former'];
+export const FLAG_ABJAD = 1;
+
+/** The metadata decoded for scored candidates only. */
+export interface EntityMeta {
+  entity_id: string;
+  source: string;
+  source_id: string;
+  schema: Entity['schema'];
+  name: string;
+  datasets: Entity['datasets'];
+  programs: string[];
+  birth_dates: string[];
+  nationalities: string[];
+  countries: string[];
+  identifiers: { type: string; value: string }[];
+}
+
+class ByteTable {
+  private buf = new Uint8Array(1 << 16);
+  private len = 0;
+  readonly offsets: number[] = [0];
+  private readonly enc = new TextEncoder();
+  add(s: string): void {
+    // worst case 3 bytes per UTF-16 unit
+    if (this.len + s.length * 3 > this.buf.length) {
+      const next = new Uint8Array(Math.max(this.buf.length * 2, this.len + s.length * 3));
+      next.set(this.buf.subarray(0, this.len));
+      this.buf = next;
+    }
+    let ascii = true;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7f) {
+        ascii = false;
+        break;
+      }
+      this.buf[this.len + i] = c;
+    }
+    if (ascii) this.len += s.length;
+    else this.len += this.enc.encodeInto(s, this.buf.subarray(this.len)).written;
+    this.offsets.push(this.len);
+  }
+  bytes(): SharedArrayBuffer {
+    const sab = new SharedArrayBuffer(Math.max(1, this.len));
+    new Uint8Array(sab).set(this.buf.subarray(0, this.len));
+    return sab;
+  }
+  offsetsSab(): SharedArrayBuffer {
+    return u32Sab(this.offsets);
+  }
+}
+
+function u32Sab(values: ArrayLike<number>): SharedArrayBuffer {
+  const sab = new SharedArrayBuffer(Math.max(4, values.length * 4));
+  const a = new Uint32Array(sab);
+  for (let i = 0; i < values.length; i++) a[i] = values[i]!;
+  return sab;
+}
+
+function typedSab(n: number, bytesPer: number): SharedArrayBuffer {
+  return new SharedArrayBuffer(Math.max(bytesPer, n * bytesPer));
+}
+
+export function buildIndex(entities: Iterable<Entity>, version: string): IndexData {
+  const t0 = performance.now();
+  const sources: string[] = [];
+  const sourceIdx = new Map<string, number>();
+  const bySchema: Record<string, number> = {};
+  const byDataset: Record<string, number> = {};
+
+  const entSchema: number[] = [];
+  const entDatasets: number[] = [];
+  const entSource: number[] = [];
+  const meta = new ByteTable();
+  const nameEntity: number[] = [];
+  const nameKind: number[] = [];
+  const nameFlags: number[] = [];
+  const norm = new ByteTable();
+  const orig = new ByteTable();
+  // key → list of name ids (build-time only)
+  const postings = new Map<string, number[]>();
+  const keySet = new Set<string>();
+
+  let eid = 0;
+  for (const e of entities) {
+    const kind = schemaNameKind(e.schema);
+    let src = sourceIdx.get(e.source);
+    if (src === undefined) {
+      src = sources.length;
+      sources.push(e.source);
+      sourceIdx.set(e.source, src);
+    }
+    let mask = 0;
+    for (const d of e.datasets) {
+      const i = AML_DATASETS.indexOf(d);
+      if (i >= 0) mask |= 1 << i;
+      byDataset[d] = (byDataset[d] ?? 0) + 1;
+    }
+    bySchema[e.schema] = (bySchema[e.schema] ?? 0) + 1;
+    const primary = e.names.find((n) => n.kind === 'primary')?.value ?? e.names[0]?.value ?? '';
+    const m: EntityMeta = {
+      entity_id: e.entity_id,
+      source: e.source,
+      source_id: e.source_id,
+      schema: e.schema,
+      name: primary,
+      datasets: e.datasets,
+      programs: e.programs,
+      birth_dates: e.birth_dates,
+      nationalities: e.nationalities,
+      countries: e.countries,
+      identifiers: e.identifiers.map((i) => ({ type: i.type, value: i.value })),
+    };
+    meta.add(JSON.stringify(m));
+    entSchema.push(Math.max(0, ENTITY_SCHEMAS.indexOf(e.schema)));
+    entDatasets.push(mask);
+    entSource.push(src);
+
+    let firstName = -1;
+    const seen = new Set<string>();
+    for (const n of e.names) {
+      const value = n.value.trim();
+      if (!value) continue;
+      const nn = normalizeName(value, kind);
+      if (nn.tokens.length === 0) continue;
+      const normText = nn.tokens.join(' ') + '|' + nn.legalForms.join(' ');
+      const kindIdx = NAME_KINDS.indexOf(n.kind);
+      // the same normalised name twice (e.g. alias differing only in case) adds nothing
+      const dedupKey = normText + '#' + (kindIdx === 2 ? 'w' : '');
+      if (seen.has(dedupKey)) continue;
+      seen.add(dedupKey);
+      const nameId = nameEntity.length;
+      if (firstName < 0) firstName = nameId;
+      nameEntity.push(eid);
+      nameKind.push(Math.max(0, kindIdx));
+      nameFlags.push(nn.abjad ? FLAG_ABJAD : 0);
+      norm.add(normText);
+      orig.add(value);
+      keySet.clear();
+      nameKeys(nn, keySet);
+      for (const k of keySet) {
+        let list = postings.get(k);
+        if (!list) {
+          list = [];
+          postings.set(k, list);
+        }
+        list.push(nameId);
+      }
+    }
+    if (firstName >= 0) {
+      for (const id of e.identifiers) {
+        const v = normIdentifier(id.value);
+        if (v.length < 4) continue;
+        const k = KEY_IDENT + v;
+        let list = postings.get(k);
+        if (!list) {
+          list = [];
+          postings.set(k, list);
+        }
+        if (list[list.length - 1] !== firstName) list.push(firstName);
+      }
+    }
+    eid++;
+  }
+
+  // keys sorted for a deterministic layout independent of Map insertion quirks
+  const keys = [...postings.keys()].sort();
+  const nKeys = keys.length;
+  let tableSize = 8;
+  while (tableSize < nKeys * 2) tableSize *= 2;
+  const table = new Int32Array(typedSab(tableSize, 4));
+  const keyHash = new Uint32Array(typedSab(nKeys, 4));
+  const keyText = new ByteTable();
+  const postOff = new Uint32Array(typedSab(nKeys + 1, 4));
+  let totalPost = 0;
+  for (const k of keys) totalPost += postings.get(k)!.length;
+  const post = new Uint32Array(typedSab(totalPost, 4));
+  let o = 0;
+  for (let i = 0; i < nKeys; i++) {
+    const k = keys[i]!;
+    const h = fnv1a(k);
+    keyHash[i] = h;
+    keyText.add(k);
+    let slot = h & (tableSize - 1);
+    while (table[slot] !== 0) slot = (slot + 1) & (tableSize - 1);
+    table[slot] = i + 1;
+    postOff[i] = o;
+    for (const n of postings.get(k)!) post[o++] = n;
+  }
+  postOff[nKeys] = o;
+
+  const nEnt = entSchema.length;
+  const nNames = nameEntity.length;
+  const u8 = (vals: number[]): SharedArrayBuffer => {
+    const sab = typedSab(vals.length, 1);
+    new Uint8Array(sab).set(vals);
+    return sab;
+  };
+  const u16 = (vals: number[]): SharedArrayBuffer => {
+    const sab = typedSab(vals.length, 2);
+    new Uint16Array(sab).set(vals);
+    return sab;
+  };
+  const buffers: Record<string, SharedArrayBuffer> = {
+    entSchema: u8(entSchema),
+    entDatasets: u16(entDatasets),
+    entSource: u16(entSource),
+    entMetaOff: meta.offsetsSab(),
+    entMetaBytes: meta.bytes(),
+    nameEntity: u32Sab(nameEntity),
+    nameKind: u8(nameKind),
+    nameFlags: u8(nameFlags),
+    nameNormOff: norm.offsetsSab(),
+    nameNormBytes: norm.bytes(),
+    nameOrigOff: orig.offsetsSab(),
+    nameOrigBytes: orig.bytes(),
+    keyHash: keyHash.buffer as SharedArrayBuffer,
+    keyOff: keyText.offsetsSab(),
+    keyBytes: keyText.bytes(),
+    keyTable: table.buffer as SharedArrayBuffer,
+    postOff: postOff.buffer as SharedArrayBuffer,
+    postings: post.buffer as SharedArrayBuffer,
+  };
+  const buildMs = performance.now() - t0;
+  return {
+    version,
+    buffers,
+    meta: {
+      format: INDEX_FORMAT,
+      entities: nEnt,
+      names: nNames,
+      keys: nKeys,
+      table_size: tableSize,
+      sources: JSON.stringify(sources),
+      by_schema: JSON.stringify(bySchema),
+      by_dataset: JSON.stringify(byDataset),
+      build_ms: Math.round(buildMs * 10) / 10,
+    },
+  };
+}
+
+export function indexStats(data: IndexData): IndexStats {
+  let bytes = 0;
+  for (const b of Object.values(data.buffers)) bytes += b.byteLength;
+  const parse = (v: number | string | undefined): Record<string, number> =>
+    typeof v === 'string' ? (JSON.parse(v) as Record<string, number>) : {};
+  return {
+    entities: Number(data.meta['entities'] ?? 0),
+    names: Number(data.meta['names'] ?? 0),
+    bytes,
+    by_schema: parse(data.meta['by_schema']),
+    by_dataset: parse(data.meta['by_dataset']),
+    build_ms: Number(data.meta['build_ms'] ?? 0),
+  };
+}

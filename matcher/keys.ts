@@ -1,0 +1,72 @@
+// Retrieval keys shared by index build and query. Keys are ASCII strings with a one-letter namespace:
+// t = token (or two adjacent tokens joined), s = consonant skeleton, p/x = 4-letter prefix/suffix of long
+// tokens (typo tolerance), i = identifier value.
+import type { EntitySchema } from '../ingest/entity.js';
+import type { NameKind, NormalizedName } from './normalize.js';
+import { skeleton } from './normalize.js';
+
+export const KEY_TOKEN = 't';
+export const KEY_SKEL = 's';
+export const KEY_PREFIX = 'p';
+export const KEY_SUFFIX = 'x';
+export const KEY_IDENT = 'i';
+
+/** Relative retrieval weight of each key namespace (multiplied by the key's IDF). */
+export function keyWeight(key: string): number {
+  switch (key[0]) {
+    case KEY_TOKEN:
+      return 1;
+    case KEY_SKEL:
+      return 0.7;
+    case KEY_IDENT:
+      return 10;
+    default:
+      return 0.5;
+  }
+}
+
+export function nameKeys(n: NormalizedName, out: Set<string>): void {
+  const toks = n.tokens;
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!;
+    if (t.length >= 2) out.add(KEY_TOKEN + t);
+    const sk = skeleton(t);
+    if (sk.length >= 2) out.add(KEY_SKEL + sk);
+    if (t.length >= 6) {
+      out.add(KEY_PREFIX + t.slice(0, 4));
+      out.add(KEY_SUFFIX + t.slice(-4));
+    }
+    const next = toks[i + 1];
+    if (next !== undefined) {
+      const j = t + next;
+      out.add(KEY_TOKEN + j);
+      const sj = skeleton(j);
+      if (sj.length >= 3) out.add(KEY_SKEL + sj);
+    }
+  }
+}
+
+export function schemaNameKind(schema: EntitySchema): NameKind {
+  switch (schema) {
+    case 'Person':
+      return 'person';
+    case 'Company':
+    case 'Organization':
+      return 'org';
+    case 'Vessel':
+    case 'Aircraft':
+      return 'vessel';
+    default:
+      return 'any';
+  }
+}
+
+/** FNV-1a 32-bit over char codes (keys are ASCII). */
+export function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

@@ -1,0 +1,377 @@
+// Screening against a shared index: key lookup (open addressing over typed arrays) → IDF-weighted candidate
+// accumulation with a bounded postings budget → name scoring of the best few → features and policy.
+import { AML_DATASETS, type AmlDataset, ENTITY_SCHEMAS, type EntitySchema } from '../ingest/entity.js';
+import {
+  COUNTRY_MATCH,
+  combine,
+  countryFeature,
+  DOB_EXACT,
+  dobFeature,
+  type KindInfo,
+  subjectCountries,
+  subjectIdentifiers,
+  subjectKind,
+  typePenalty,
+} from './features.js';
+import { type EntityMeta, FLAG_ABJAD, NAME_KINDS } from './index-build.js';
+import { fnv1a, KEY_IDENT, keyWeight, nameKeys } from './keys.js';
+import { normalizeName } from './normalize.js';
+import { effectiveThreshold } from './policy.js';
+import { nameSimilarity, type PreparedName, prepareNormalized, tokenWeight } from './score.js';
+import type { IndexData, Match, ScreenOptions, ScreenResult, ScreenSubject } from './types.js';
+
+export interface Screener {
+  readonly version: string;
+  screen(subject: ScreenSubject, options: ScreenOptions): ScreenResult;
+}
+
+/** Postings visited per query before the most common keys are skipped. */
+const POSTINGS_BUDGET = 12_000;
+/** Candidate names fully scored per query. */
+const MAX_CANDIDATES = 32;
+/** Candidates whose retrieval weight is below this fraction of the best are not scored. */
+const RELATIVE_CUTOFF = 0.3;
+const WEAK_KIND = NAME_KINDS.indexOf('weak');
+const ORG_SCHEMAS = new Set<EntitySchema>(['Company', 'Organization']);
+
+const decoder = new TextDecoder();
+
+class IndexView {
+  readonly entSchema: Uint8Array;
+  readonly entDatasets: Uint16Array;
+  readonly entSource: Uint16Array;
+  readonly entMetaOff: Uint32Array;
+  readonly entMetaBytes: Uint8Array;
+  readonly nameEntity: Uint32Array;
+  readonly nameKind: Uint8Array;
+  readonly nameFlags: Uint8Array;
+  readonly nameNormOff: Uint32Array;
+  readonly nameNormBytes: Uint8Array;
+  readonly nameOrigOff: Uint32Array;
+  readonly nameOrigBytes: Uint8Array;
+  readonly keyHash: Uint32Array;
+  readonly keyOff: Uint32Array;
+  readonly keyBytes: Uint8Array;
+  readonly keyTable: Int32Array;
+  readonly postOff: Uint32Array;
+  readonly postings: Uint32Array;
+  readonly nEntities: number;
+  readonly nNames: number;
+  readonly nKeys: number;
+  readonly tableMask: number;
+  readonly sources: string[];
+  private scratch = new Uint8Array(4096);
+
+  constructor(data: IndexData) {
+    const b = (k: string): SharedArrayBuffer => {
+      const v = data.buffers[k];
+      if (!v) throw new Error(`index buffer missing: ${k}`);
+      return v;
+    };
+    this.nEntities = Number(data.meta['entities']);
+    this.nNames = Number(data.meta['names']);
+    this.nKeys = Number(data.meta['keys']);
+    const tableSize = Number(data.meta['table_size']);
+    this.tableMask = tableSize - 1;
+    this.sources = JSON.parse(String(data.meta['sources'] ?? '[]')) as string[];
+    this.entSchema = new Uint8Array(b('entSchema'), 0, this.nEntities);
+    this.entDatasets = new Uint16Array(b('entDatasets'), 0, this.nEntities);
+    this.entSource = new Uint16Array(b('entSource'), 0, this.nEntities);
+    this.entMetaOff = new Uint32Array(b('entMetaOff'), 0, this.nEntities + 1);
+    this.entMetaBytes = new Uint8Array(b('entMetaBytes'));
+    this.nameEntity = new Uint32Array(b('nameEntity'), 0, this.nNames);
+    this.nameKind = new Uint8Array(b('nameKind'), 0, this.nNames);
+    this.nameFlags = new Uint8Array(b('nameFlags'), 0, this.nNames);
+    this.nameNormOff = new Uint32Array(b('nameNormOff'), 0, this.nNames + 1);
+    this.nameNormBytes = new Uint8Array(b('nameNormBytes'));
+    this.nameOrigOff = new Uint32Array(b('nameOrigOff'), 0, this.nNames + 1);
+    this.nameOrigBytes = new Uint8Array(b('nameOrigBytes'));
+    this.keyHash = new Uint32Array(b('keyHash'), 0, this.nKeys);
+    this.keyOff = new Uint32Array(b('keyOff'), 0, this.nKeys + 1);
+    this.keyBytes = new Uint8Array(b('keyBytes'));
+    this.keyTable = new Int32Array(b('keyTable'), 0, tableSize);
+    this.postOff = new Uint32Array(b('postOff'), 0, this.nKeys + 1);
+    this.postings = new Uint32Array(b('postings'));
+  }
+
+  lookup(key: string): number {
+    if (this.nKeys === 0) return -1;
+    const h = fnv1a(key);
+    let slot = h & this.tableMask;
+    for (;;) {
+      const v = this.keyTable[slot]!;
+      if (v === 0) return -1;
+      const id = v - 1;
+      if (this.keyHash[id] === h && this.keyEquals(id, key)) return id;
+      slot = (slot + 1) & this.tableMask;
+    }
+  }
+
+  private keyEquals(id: number, key: string): boolean {
+    const s = this.keyOff[id]!;
+    const e = this.keyOff[id + 1]!;
+    if (e - s !== key.length) return false;
+    for (let i = 0; i < key.length; i++) if (this.keyBytes[s + i] !== key.charCodeAt(i)) return false;
+    return true;
+  }
+
+  /** UTF-8 decode from shared memory (TextDecoder refuses shared views, so copy to a private scratch). */
+  text(bytes: Uint8Array, start: number, end: number): string {
+    const len = end - start;
+    if (len > this.scratch.length) this.scratch = new Uint8Array(len * 2);
+    this.scratch.set(bytes.subarray(start, end));
+    return decoder.decode(this.scratch.subarray(0, len));
+  }
+
+  normName(id: number): PreparedName {
+    const s = this.text(this.nameNormBytes, this.nameNormOff[id]!, this.nameNormOff[id + 1]!);
+    const bar = s.indexOf('|');
+    const toks = s.slice(0, bar);
+    const forms = s.slice(bar + 1);
+    return prepareNormalized({
+      tokens: toks.length ? toks.split(' ') : [],
+      legalForms: forms.length ? forms.split(' ') : [],
+      abjad: (this.nameFlags[id]! & FLAG_ABJAD) !== 0,
+    });
+  }
+
+  origName(id: number): string {
+    return this.text(this.nameOrigBytes, this.nameOrigOff[id]!, this.nameOrigOff[id + 1]!);
+  }
+
+  entityMeta(e: number): EntityMeta {
+    return JSON.parse(
+      this.text(this.entMetaBytes, this.entMetaOff[e]!, this.entMetaOff[e + 1]!),
+    ) as EntityMeta;
+  }
+}
+
+interface QueryName {
+  raw: string;
+  prepared: Map<string, PreparedName>;
+}
+
+interface EntityBest {
+  entity: number;
+  name: number;
+  score: number;
+  query: string;
+}
+
+export function openIndex(data: IndexData): Screener {
+  const view = new IndexView(data);
+  const acc = new Float32Array(Math.max(1, view.nNames));
+  const stamp = new Uint32Array(Math.max(1, view.nNames));
+  let touched = new Uint32Array(1024);
+  let epoch = 0;
+  const version = data.version;
+
+  function screen(subject: ScreenSubject, options: ScreenOptions): ScreenResult {
+    const policy = options.policy;
+    const limit = options.limit ?? 10;
+    const weights = policy.feature_weights;
+    let dsMask = 0;
+    for (const d of options.datasets) {
+      const i = AML_DATASETS.indexOf(d);
+      if (i >= 0) dsMask |= 1 << i;
+    }
+    const srcAllowed = new Uint8Array(view.sources.length);
+    for (let i = 0; i < view.sources.length; i++) {
+      const s = view.sources[i]!;
+      const inc = policy.include_sources.length === 0 || policy.include_sources.includes(s);
+      srcAllowed[i] = inc && !policy.exclude_sources.includes(s) ? 1 : 0;
+    }
+    const schemaPen: (number | undefined)[] = ENTITY_SCHEMAS.map((s) => typePenalty(subject.type, s));
+    const allowWeak = policy.include_weak_aliases;
+    const passes = (nameId: number): boolean => {
+      if (!allowWeak && view.nameKind[nameId] === WEAK_KIND) return false;
+      const e = view.nameEntity[nameId]!;
+      return (
+        (view.entDatasets[e]! & dsMask) !== 0 &&
+        srcAllowed[view.entSource[e]!] === 1 &&
+        schemaPen[view.entSchema[e]!] !== undefined
+      );
+    };
+
+    // --- query names and keys
+    const sk: KindInfo = subjectKind(subject.type);
+    const queries: QueryName[] = [];
+    const seenQ = new Set<string>();
+    for (const raw of [subject.name, ...(subject.aliases ?? [])]) {
+      if (typeof raw !== 'string' || raw.trim().length === 0 || seenQ.has(raw)) continue;
+      seenQ.add(raw);
+      queries.push({ raw, prepared: new Map() });
+    }
+    const prepared = (q: QueryName, kind: KindInfo['kind']): PreparedName => {
+      let p = q.prepared.get(kind);
+      if (!p) {
+        p = prepareNormalized(normalizeName(q.raw, kind));
+        q.prepared.set(kind, p);
+      }
+      return p;
+    };
+    const keys = new Map<string, number>();
+    const keySet = new Set<string>();
+    for (const q of queries) {
+      keySet.clear();
+      const nn = normalizeName(q.raw, sk.kind);
+      q.prepared.set(sk.kind, prepareNormalized(nn));
+      nameKeys(nn, keySet);
+      for (const k of keySet) {
+        // short tokens identify little even when rare
+        const lenW = k[0] === 't' ? Math.min(1, tokenWeight(k.slice(1)) / 4) : 1;
+        const w = keyWeight(k) * lenW;
+        if ((keys.get(k) ?? 0) < w) keys.set(k, w);
+      }
+    }
+    const identValues = subjectIdentifiers(subject);
+    for (const v of identValues) keys.set(KEY_IDENT + v, keyWeight(KEY_IDENT));
+
+    // --- retrieval
+    epoch = (epoch + 1) >>> 0;
+    if (epoch === 0) {
+      stamp.fill(0);
+      epoch = 1;
+    }
+    let nTouched = 0;
+    const found: { id: number; w: number; df: number; ident: boolean }[] = [];
+    for (const [k, w] of keys) {
+      const id = view.lookup(k);
+      if (id < 0) continue;
+      const df = view.postOff[id + 1]! - view.postOff[id]!;
+      found.push({ id, w, df, ident: k[0] === KEY_IDENT });
+    }
+    found.sort((a, b) => a.df - b.df || a.id - b.id);
+    const identEntities = new Set<number>();
+    let visited = 0;
+    const N = view.nNames;
+    for (let fi = 0; fi < found.length; fi++) {
+      const f = found[fi]!;
+      if (fi >= 2 && visited + f.df > POSTINGS_BUDGET && !f.ident) continue;
+      const idf = Math.log(1 + N / f.df);
+      const add = f.w * idf;
+      const s = view.postOff[f.id]!;
+      const e = Math.min(view.postOff[f.id + 1]!, s + POSTINGS_BUDGET);
+      visited += e - s;
+      for (let p = s; p < e; p++) {
+        const nameId = view.postings[p]!;
+        if (!passes(nameId)) continue;
+        if (f.ident) identEntities.add(view.nameEntity[nameId]!);
+        if (stamp[nameId] !== epoch) {
+          stamp[nameId] = epoch;
+          acc[nameId] = 0;
+          if (nTouched === touched.length) {
+            const t = new Uint32Array(touched.length * 2);
+            t.set(touched);
+            touched = t;
+          }
+          touched[nTouched++] = nameId;
+        }
+        acc[nameId] = acc[nameId]! + add;
+      }
+    }
+    let maxAcc = 0;
+    for (let i = 0; i < nTouched; i++) {
+      const a = acc[touched[i]!]!;
+      if (a > maxAcc) maxAcc = a;
+    }
+    const cut = maxAcc * RELATIVE_CUTOFF;
+    let cands: number[] = [];
+    for (let i = 0; i < nTouched; i++) {
+      const id = touched[i]!;
+      if (acc[id]! >= cut || identEntities.has(view.nameEntity[id]!)) cands.push(id);
+    }
+    if (cands.length > MAX_CANDIDATES) {
+      cands.sort((a, b) => acc[b]! - acc[a]! || a - b);
+      const keep = cands.slice(0, MAX_CANDIDATES);
+      // identifier hits are always scored, whatever their names
+      for (const id of cands.slice(MAX_CANDIDATES))
+        if (identEntities.has(view.nameEntity[id]!)) keep.push(id);
+      cands = keep;
+    }
+    cands.sort((a, b) => a - b);
+
+    // --- name scoring, best name per entity
+    const minThreshold =
+      options.min_score ??
+      effectiveThreshold(policy, options.datasets as readonly string[], options.use_case);
+    const wName = weights['name'] ?? 1;
+    const maxBonus = DOB_EXACT * (weights['dob'] ?? 1) + COUNTRY_MATCH * (weights['nationality'] ?? 1);
+    const best = new Map<number, EntityBest>();
+    for (const id of cands) {
+      const e = view.nameEntity[id]!;
+      const schema = ENTITY_SCHEMAS[view.entSchema[e]!]!;
+      const org = sk.org || (subject.type === undefined && ORG_SCHEMAS.has(schema));
+      const cand = view.normName(id);
+      let s = 0;
+      let qBest = queries[0]?.raw ?? subject.name;
+      for (const q of queries) {
+        const v = nameSimilarity(prepared(q, sk.kind), cand, org);
+        if (v > s) {
+          s = v;
+          qBest = q.raw;
+        }
+      }
+      if (view.nameKind[id] === WEAK_KIND) s = Math.max(0, s - 0.03);
+      const prev = best.get(e);
+      if (!prev || s > prev.score) best.set(e, { entity: e, name: id, score: s, query: qBest });
+    }
+
+    // --- features and policy
+    const sCountries = subjectCountries(subject);
+    const matches: Match[] = [];
+    for (const b of [...best.values()].sort((x, y) => x.entity - y.entity)) {
+      const ident = identEntities.has(b.entity);
+      if (!ident && b.score * wName + maxBonus < minThreshold) continue;
+      const m = view.entityMeta(b.entity);
+      const weak = view.nameKind[b.name] === WEAK_KIND;
+      const nameScore = weak ? b.score + 0.03 : b.score;
+      const identifier =
+        ident &&
+        m.identifiers.some((i) => identValues.includes(i.value.toUpperCase().replace(/[^A-Z0-9]/g, '')));
+      const combined = combine(
+        nameScore,
+        {
+          dob: dobFeature(subject.date_of_birth, m.birth_dates),
+          country: countryFeature(sCountries, [...m.nationalities, ...m.countries]),
+          identifier,
+          type: schemaPen[view.entSchema[b.entity]!],
+          weak,
+        },
+        weights,
+      );
+      const inScope = m.datasets.filter((d: AmlDataset) => options.datasets.includes(d));
+      const threshold = effectiveThreshold(policy, inScope, options.use_case);
+      const floor = options.min_score ?? threshold;
+      if (combined.score < floor) continue;
+      matches.push({
+        entity_id: m.entity_id,
+        source: m.source,
+        source_id: m.source_id,
+        schema: m.schema,
+        name: m.name,
+        score: combined.score,
+        datasets: m.datasets,
+        programs: m.programs,
+        evidence: {
+          query_name: b.query,
+          matched_name: view.origName(b.name),
+          matched_name_kind: NAME_KINDS[view.nameKind[b.name]!] ?? 'alias',
+          features: combined.features,
+          threshold,
+          dataset_version: version,
+        },
+      });
+    }
+    matches.sort(
+      (a, b) => b.score - a.score || (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0),
+    );
+    return {
+      matches: matches.slice(0, Math.max(0, limit)),
+      dataset_version: version,
+      candidates: cands.length,
+    };
+  }
+
+  return { version, screen };
+}

@@ -1,0 +1,3 @@
+import { Type } from '@sinclair/typebox';
+
+export const HealthOut = Type.Record(Type.String(), Type.String(), { title: 'HealthOut' });

@@ -1,0 +1,71 @@
+import { createApp } from '../app.js';
+import { loadConfig } from '../config.js';
+import { activeVersion, ingestVersion } from '../datasets/dataset-store.js';
+import { DEMO_DATASET_DIR } from '../paths.js';
+import { createTenant, rotateKeys } from '../tenants/tenant-service.js';
+
+export async function serve(_argv: string[]): Promise<number> {
+  const config = loadConfig();
+  const app = await createApp(config);
+  const { sql, log } = app;
+
+  let demo: { id: string; secret_key: string; publishable_key: string } | undefined;
+  if (config.NODE_ENV === 'development' && config.DEMO) {
+    if (!(await activeVersion(sql))) {
+      const res = await ingestVersion(sql, {
+        name: 'demo (fictional entries)',
+        sources: [{ format: 'ofac_sdn_csv', uri: DEMO_DATASET_DIR }],
+        notes: 'Fictional demo list shipped with Veriscreen; load real lists with `bin/veriscreen ingest`',
+        promote: true,
+      });
+      log.info({ version: res.version_id, entities: res.stats.entities }, 'demo dataset loaded and promoted');
+    }
+    const [existing] = await sql<
+      { id: string }[]
+    >`select id from tenants where is_demo order by created_at limit 1`;
+    if (existing) {
+      // keys are stored hashed, so the demo tenant gets fresh ones each development start
+      demo = { id: existing.id, ...(await rotateKeys(sql, existing.id)) };
+    } else {
+      const t = await createTenant(
+        sql,
+        { name: 'Demo tenant', plan: 'contract', allowed_origins: ['http://localhost:3000'] },
+        { is_demo: true },
+      );
+      demo = { id: t.id, secret_key: t.secret_key, publishable_key: t.publishable_key };
+    }
+  }
+
+  await app.loadActiveDataset();
+  const port = await app.listen(config.HOST, config.PORT);
+  const url = `http://${config.HOST}:${port}`;
+  const lines = [
+    '',
+    `Veriscreen listening on ${url}  (OpenAPI: ${url}/openapi.json, metrics: ${url}/metrics)`,
+    `  admin token${config.admin_token_generated ? ' (generated for this run; set ADMIN_TOKEN to fix it)' : ''}: ${config.ADMIN_TOKEN}`,
+  ];
+  if (demo) {
+    lines.push(
+      `  demo tenant ${demo.id}`,
+      `    secret key:      ${demo.secret_key}`,
+      `    publishable key: ${demo.publishable_key}  (origin http://localhost:3000)`,
+      `  try: curl -s ${url}/v1/flows -H "Authorization: Bearer ${demo.secret_key}" -H 'content-type: application/json' \\`,
+      `         -d '{"mode":"sync","applicant":{"legal_name_first":"Ivan","legal_name_last":"Demovsky"}}'`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'shutting down');
+      app.shutdown().then(resolve, (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  log.info('stopped');
+  return 0;
+}

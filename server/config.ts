@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { type Static, Type } from '@sinclair/typebox';
+import { Ajv } from 'ajv';
+
+const Env = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
+    default: 'development',
+  }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATABASE_URL: Type.String({
+    pattern: '^postgres(ql)?://',
+    default: 'postgres://postgres@127.0.0.1:5432/veriscreen',
+  }),
+  REDIS_URL: Type.String({ pattern: '^rediss?://', default: 'redis://127.0.0.1:6379' }),
+  NATS_URL: Type.String({ pattern: '^(nats|tls)://', default: 'nats://127.0.0.1:4222' }),
+  ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  PII_HASH_KEY: Type.Optional(
+    Type.String({ minLength: 16, description: 'HMAC key for email_hash and audit hashes' }),
+  ),
+  MATCHER_THREADS: Type.Integer({ minimum: 1, maximum: 256, default: availableParallelism() }),
+  MATCHER_MAX_QUEUE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2048 }),
+  MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, default: 1024 * 1024 }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  DEMO: Type.Boolean({
+    default: true,
+    description: 'create a demo tenant and dataset on first start (development only)',
+  }),
+});
+
+export type Config = Static<typeof Env> & {
+  ADMIN_TOKEN: string;
+  PII_HASH_KEY: string;
+  admin_token_generated: boolean;
+};
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment once; throws ConfigError with one line per bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(Env.properties)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') raw[key] = v;
+  }
+  const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
+  const check = ajv.compile(Env);
+  if (!check(raw)) {
+    const lines = (check.errors ?? []).map(
+      (e) => `${e.instancePath.slice(1) || 'env'} ${e.message ?? 'is invalid'}`,
+    );
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+  }
+  const cfg = { ...(raw as Static<typeof Env>), ...overrides };
+  if (cfg.NODE_ENV === 'production' && !cfg.ADMIN_TOKEN) {
+    throw new ConfigError('ADMIN_TOKEN is required when NODE_ENV=production (at least 16 characters)');
+  }
+  if (cfg.NODE_ENV === 'production' && !cfg.PII_HASH_KEY) {
+    throw new ConfigError('PII_HASH_KEY is required when NODE_ENV=production (at least 16 characters)');
+  }
+  const generated = !cfg.ADMIN_TOKEN;
+  return {
+    ...cfg,
+    ADMIN_TOKEN: cfg.ADMIN_TOKEN ?? `adm_${randomBytes(24).toString('base64url')}`,
+    // outside production a fixed key keeps hashes stable across restarts; it protects nothing real
+    PII_HASH_KEY: cfg.PII_HASH_KEY ?? 'veriscreen-development-pii-key',
+    admin_token_generated: generated,
+  };
+}

@@ -1,0 +1,62 @@
+// The error catalogue: every non-validation error the API returns has a stable code and status here.
+export const ERRORS = {
+  unauthorized: { status: 401, message: 'Missing, malformed or unknown credential' },
+  allowance_exhausted: { status: 402, message: 'The account allowance of checks is used up' },
+  forbidden: { status: 403, message: 'The credential is not allowed to perform this action' },
+  tenant_pending_verification: {
+    status: 403,
+    message: 'The tenant is pending_verification: its keys are not active until its identity check completes',
+  },
+  tenant_suspended: { status: 403, message: 'The tenant is suspended' },
+  origin_not_allowed: { status: 403, message: 'The Origin is not in the tenant allowlist' },
+  not_found: { status: 404, message: 'Resource not found' },
+  method_not_allowed: { status: 405, message: 'Method not allowed on this path' },
+  conflict: { status: 409, message: 'The request conflicts with the current state' },
+  payload_too_large: { status: 413, message: 'Request body is too large' },
+  unsupported_media_type: { status: 415, message: 'Content-Type must be application/json' },
+  validation_failed: { status: 422, message: 'The request is invalid' },
+  unsupported_operation: { status: 422, message: 'The operation is not supported in the current state' },
+  rate_limited: { status: 429, message: 'Too many requests' },
+  internal_error: { status: 500, message: 'Internal error' },
+  overloaded: { status: 503, message: 'The screening pool is at capacity; retry shortly' },
+  matcher_unavailable: { status: 503, message: 'No dataset version is loaded yet' },
+  shutting_down: { status: 503, message: 'The server is shutting down' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    opts: { message?: string; details?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(opts.message ?? ERRORS[code].message);
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.details = opts.details;
+    this.headers = opts.headers;
+  }
+}
+
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/** 422 with the spec's ValidationError array. */
+export class ValidationError extends Error {
+  readonly issues: ValidationIssue[];
+  constructor(issues: ValidationIssue[]) {
+    super(issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+    this.issues = issues;
+  }
+}
+
+export const invalid = (loc: (string | number)[], msg: string, type = 'value_error') =>
+  new ValidationError([{ loc, msg, type }]);

@@ -1,0 +1,59 @@
+import type { FlowOut, FlowResult } from '../../schemas/flows.js';
+import { type CheckRow, checkOut } from '../checks/check-model.js';
+
+export interface FlowRow {
+  id: string;
+  seq: string;
+  applicant_id: string;
+  flow_template_id: string | null;
+  template_slug: string | null;
+  type: FlowOut['type'];
+  status: FlowOut['status'];
+  decision: FlowOut['decision'];
+  decision_reason_codes: string[];
+  execution_mode: FlowOut['execution_mode'];
+  datasets: NonNullable<FlowOut['datasets']>;
+  client_metadata: Record<string, unknown>;
+  extracted_fields: Record<string, unknown>;
+  failure_reason: string | null;
+  policy_version: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+export function resultOf(status: FlowOut['status']): FlowResult {
+  switch (status) {
+    case 'APPROVED':
+      return 'approved';
+    case 'REJECTED':
+      return 'denied';
+    case 'NEEDS_REVIEW':
+      return 'review';
+    default:
+      return 'pending';
+  }
+}
+
+export function flowOut(f: FlowRow, checks: CheckRow[] | undefined): FlowOut {
+  return {
+    id: f.id,
+    applicant_id: f.applicant_id,
+    type: f.type,
+    status: f.status,
+    decision: f.decision,
+    decision_reason_codes: f.decision_reason_codes,
+    result: resultOf(f.status),
+    execution_mode: f.execution_mode,
+    datasets: f.datasets,
+    ...(checks ? { checks: checks.map(checkOut) } : {}),
+    documents: [],
+    client_metadata: f.client_metadata,
+    extracted_fields: f.extracted_fields,
+    failure_reason: f.failure_reason,
+    flow_template_id: f.flow_template_id,
+    template_slug: f.template_slug,
+    ...(f.policy_version ? { policy_version: f.policy_version } : {}),
+    created_at: f.created_at.toISOString(),
+    completed_at: f.completed_at?.toISOString() ?? null,
+  };
+}

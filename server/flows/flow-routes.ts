@@ -1,0 +1,121 @@
+import { Type } from '@sinclair/typebox';
+import { AllowanceExhausted, ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import {
+  FlowCreateIn,
+  FlowListOut,
+  FlowListQuery,
+  FlowOut,
+  FlowParams,
+  RedactedFlowOut,
+} from '../../schemas/flows.js';
+import { requireTenant } from '../auth/authenticate.js';
+import { ApiError } from '../errors.js';
+import { decodeCursor, page } from '../http/cursor.js';
+import { route } from '../http/router.js';
+import { type FlowRow, flowOut } from './flow-model.js';
+import { createFlow, type FlowDeps, getFlow } from './flow-service.js';
+
+const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
+const E403 = {
+  description: 'Credential not allowed (publishable key rules, tenant status)',
+  schema: ErrorEnvelope,
+};
+const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
+const E422 = { description: 'Validation error', schema: ValidationFailure };
+
+export function flowRoutes(deps: FlowDeps) {
+  const { sql } = deps;
+  return [
+    route({
+      method: 'POST',
+      path: '/v1/flows',
+      operationId: 'createFlow',
+      summary: 'Create a flow; in sync mode its checks run inline and the decided flow is returned',
+      tag: 'flows',
+      auth: 'tenant',
+      body: FlowCreateIn,
+      headers: {
+        origin: 'Browser origin; required with a publishable key and checked against the allowlist',
+      },
+      responses: {
+        201: {
+          description: 'Flow created (shape A; a publishable key gets the redacted flow)',
+          schema: Type.Union([FlowOut, RedactedFlowOut]),
+        },
+        401: E401,
+        402: { description: 'Self-serve allowance used up', schema: AllowanceExhausted },
+        403: E403,
+        422: E422,
+        503: { description: 'Matcher overloaded or no dataset loaded', schema: ErrorEnvelope },
+      },
+      handler: async ({ body, principal, req }) => {
+        const tenant = requireTenant(principal);
+        const { flow, redacted } = await createFlow(deps, tenant, body, req);
+        if (tenant.kind === 'publishable') {
+          return {
+            status: 201,
+            body: redacted,
+            headers: { 'access-control-allow-origin': req.headers.origin ?? '', vary: 'Origin' },
+          };
+        }
+        return { status: 201, body: flow };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/flows',
+      operationId: 'listFlows',
+      summary: 'List flows, newest first',
+      tag: 'flows',
+      auth: 'secret',
+      query: FlowListQuery,
+      responses: {
+        200: { description: 'A page of flows', schema: FlowListOut },
+        401: E401,
+        403: E403,
+        422: E422,
+      },
+      handler: async ({ query, principal }) => {
+        const tenant = requireTenant(principal);
+        const limit = query.limit ?? 50;
+        const after = query.after ? decodeCursor(query.after) : null;
+        const rows = await sql<FlowRow[]>`
+          select * from flows
+          where tenant_id = ${tenant.tenant_id}
+            ${query.status ? sql`and status = ${query.status}` : sql``}
+            ${query.decision ? sql`and decision = ${query.decision}` : sql``}
+            ${query.type ? sql`and type = ${query.type}` : sql``}
+            ${query.exclude_type ? sql`and type <> ${query.exclude_type}` : sql``}
+            ${after ? sql`and seq < ${after}` : sql``}
+          order by seq desc
+          limit ${limit + 1}`;
+        const p = page(rows, limit);
+        return {
+          status: 200,
+          body: { items: p.rows.map((r) => flowOut(r, undefined)), next_cursor: p.next_cursor },
+        };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/flows/{flow_id}',
+      operationId: 'getFlow',
+      summary: 'Get a flow with its checks',
+      tag: 'flows',
+      auth: 'secret',
+      params: FlowParams,
+      responses: {
+        200: { description: 'The flow', schema: FlowOut },
+        401: E401,
+        403: E403,
+        404: E404,
+        422: E422,
+      },
+      handler: async ({ params, principal }) => {
+        const tenant = requireTenant(principal);
+        if (tenant.kind !== 'secret') throw new ApiError('forbidden');
+        return { status: 200, body: await getFlow(sql, tenant.tenant_id, params.flow_id) };
+      },
+    }),
+  ];
+}

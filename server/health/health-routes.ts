@@ -1,0 +1,68 @@
+import { Type } from '@sinclair/typebox';
+import { HealthOut } from '../../schemas/health.js';
+import { route } from '../http/router.js';
+import type { Metrics } from '../metrics.js';
+
+export interface Readiness {
+  check(): Promise<{ ready: boolean; components: Record<string, string> }>;
+}
+
+export function healthRoutes(readiness: Readiness, metrics: Metrics, openapi: () => unknown) {
+  return [
+    route({
+      method: 'GET',
+      path: '/livez',
+      operationId: 'livez',
+      summary: 'Liveness: the process answers (no dependency checks)',
+      tag: 'health',
+      auth: 'none',
+      responses: { 200: { description: 'Alive', schema: HealthOut } },
+      handler: () => ({ status: 200, body: { status: 'ok' } }),
+    }),
+    route({
+      method: 'GET',
+      path: '/readyz',
+      operationId: 'readyz',
+      summary: 'Readiness: Postgres answers and the matcher has a dataset version loaded',
+      tag: 'health',
+      auth: 'none',
+      responses: {
+        200: { description: 'Ready', schema: HealthOut },
+        503: { description: 'Not ready; the failing components say why', schema: HealthOut },
+      },
+      handler: async () => {
+        const r = await readiness.check();
+        return {
+          status: r.ready ? 200 : 503,
+          body: { status: r.ready ? 'ok' : 'unavailable', ...r.components },
+        };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/metrics',
+      operationId: 'metrics',
+      summary: 'Prometheus metrics (text exposition format)',
+      tag: 'health',
+      auth: 'none',
+      responses: { 200: { description: 'Metrics in Prometheus text format' } },
+      handler: async () => ({
+        status: 200,
+        headers: { 'content-type': metrics.registry.contentType },
+        text: await metrics.registry.metrics(),
+      }),
+    }),
+    route({
+      method: 'GET',
+      path: '/openapi.json',
+      operationId: 'openapi',
+      summary: 'This OpenAPI 3.1 document',
+      tag: 'health',
+      auth: 'none',
+      responses: {
+        200: { description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) },
+      },
+      handler: () => ({ status: 200, body: openapi() }),
+    }),
+  ];
+}

@@ -1,0 +1,82 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { CompiledRoute } from './router.js';
+
+/** Strips TypeBox's symbol keys by a JSON round trip; JSON Schema 2020-12 is OpenAPI 3.1's dialect. */
+const plain = (s: TSchema): unknown => JSON.parse(JSON.stringify(s));
+
+const SECURITY: Record<string, Record<string, string[]>[]> = {
+  none: [],
+  admin: [{ adminToken: [] }],
+  secret: [{ secretKey: [] }],
+  tenant: [{ secretKey: [] }, { publishableKey: [] }],
+};
+
+/** The OpenAPI 3.1 document of exactly the routes registered. */
+export function buildOpenApi(routes: CompiledRoute[], version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const { spec } of routes) {
+    const parameters: Record<string, unknown>[] = [];
+    for (const [where, schema] of [
+      ['path', spec.params],
+      ['query', spec.query],
+    ] as const) {
+      if (!schema) continue;
+      const props = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
+      const required = new Set((schema as { required?: string[] }).required ?? []);
+      for (const [name, s] of Object.entries(props)) {
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || required.has(name),
+          schema: plain(s),
+        });
+      }
+    }
+    for (const [name, description] of Object.entries(spec.headers ?? {})) {
+      parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
+    }
+    const responses: Record<string, unknown> = {};
+    for (const [status, doc] of Object.entries(spec.responses)) {
+      responses[status] = {
+        description: doc.description,
+        ...(doc.schema ? { content: { 'application/json': { schema: plain(doc.schema) } } } : {}),
+      };
+    }
+    const op: Record<string, unknown> = {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      tags: [spec.tag],
+      security: SECURITY[spec.auth],
+      responses,
+    };
+    if (parameters.length) op.parameters = parameters;
+    if (spec.body) {
+      op.requestBody = { required: true, content: { 'application/json': { schema: plain(spec.body) } } };
+    }
+    paths[spec.path] ??= {};
+    (paths[spec.path] as Record<string, unknown>)[spec.method.toLowerCase()] = op;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Veriscreen',
+      version,
+      description: 'Identity verification (KYC) and AML sanctions/PEP screening, tenant-scoped HTTP/JSON API',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    servers: [{ url: '/' }],
+    tags: [...new Set(routes.map((r) => r.spec.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        secretKey: { type: 'http', scheme: 'bearer', description: 'Tenant secret key tnk_…' },
+        publishableKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Publishable key pk_… (sync checks-only flows)',
+        },
+        adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token' },
+      },
+    },
+  };
+}

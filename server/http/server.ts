@@ -1,0 +1,211 @@
+import uWS from 'uWebSockets.js';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { ApiError, ERRORS, ValidationError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import type { AuthMode, Principal, Reply, RequestInfo, Router } from './router.js';
+
+export interface HttpDeps {
+  router: Router;
+  log: Logger;
+  metrics: Metrics;
+  maxBodyBytes: number;
+  authenticate: (mode: AuthMode, req: RequestInfo) => Promise<Principal>;
+  /** false while shutting down: new requests get 503 */
+  accepting: () => boolean;
+}
+
+const REQUEST_ID_RE = /^[\w.:@/+=-]{1,128}$/;
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+function statusLine(status: number): string {
+  return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+}
+
+export function errorReply(err: unknown, log: Logger, req: RequestInfo | undefined): Reply {
+  if (err instanceof ValidationError) {
+    return {
+      status: 422,
+      body: {
+        detail: err.issues,
+        error: { code: 'validation_failed', message: ERRORS.validation_failed.message },
+      },
+    };
+  }
+  if (err instanceof ApiError) {
+    const error: Record<string, unknown> = { code: err.code, message: err.message };
+    if (err.details) error.details = err.details;
+    return { status: err.status, body: { error }, ...(err.headers ? { headers: err.headers } : {}) };
+  }
+  // anything else is our bug: log it with context, tell the caller only the request id
+  log.error({ err, method: req?.method, path: req?.path, request_id: req?.request_id }, 'unhandled error');
+  return {
+    status: 500,
+    body: {
+      error: {
+        code: 'internal_error',
+        message: ERRORS.internal_error.message,
+        details: { request_id: req?.request_id },
+      },
+    },
+  };
+}
+
+/** Tracks open requests so that shutdown can wait for them. */
+export class InFlight {
+  count = 0;
+  private waiters: (() => void)[] = [];
+  enter(): void {
+    this.count++;
+  }
+  leave(): void {
+    this.count--;
+    if (this.count === 0) for (const w of this.waiters.splice(0)) w();
+  }
+  idle(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((r) => this.waiters.push(r));
+  }
+}
+
+export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.TemplatedApp {
+  const { router, log, metrics, maxBodyBytes } = deps;
+  const app = uWS.App();
+
+  app.any('/*', (res, req) => {
+    const started = process.hrtime.bigint();
+    // uWS request data is valid only until the first await: copy all of it now
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const given = headers['x-request-id'];
+    const request_id = given && REQUEST_ID_RE.test(given) ? given : randomUUID();
+    const info: RequestInfo = { method, path, headers, ip, request_id };
+
+    let aborted = false;
+    let done = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    inflight.enter();
+
+    let routeLabel = 'unmatched';
+    const send = (reply: Reply) => {
+      if (done) return;
+      done = true;
+      inflight.leave();
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.httpDuration.observe({ route: routeLabel, method, status: String(reply.status) }, seconds);
+      if (aborted) return;
+      const payload = reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body));
+      res.cork(() => {
+        res.writeStatus(statusLine(reply.status));
+        res.writeHeader('x-request-id', request_id);
+        if (reply.body !== undefined && reply.text === undefined)
+          res.writeHeader('content-type', 'application/json');
+        for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+        res.end(payload);
+      });
+    };
+    const fail = (err: unknown) => send(errorReply(err, log, info));
+
+    if (!deps.accepting()) {
+      fail(new ApiError('shutting_down', { headers: { 'retry-after': '5', connection: 'close' } }));
+      return;
+    }
+
+    const m = router.match(method, path);
+    if (m.kind === 'not_found') {
+      fail(new ApiError('not_found', { message: `No route for ${method} ${path}` }));
+      return;
+    }
+    if (m.kind === 'method_not_allowed') {
+      fail(
+        new ApiError('method_not_allowed', {
+          message: `${method} is not allowed on ${path}`,
+          details: { allowed: m.allowed },
+          headers: { allow: m.allowed.join(', ') },
+        }),
+      );
+      return;
+    }
+    const { route, params } = m;
+    routeLabel = route.spec.path;
+
+    // start reading the body synchronously (onData must be attached before returning)
+    let bodyPromise: Promise<Buffer | undefined> = Promise.resolve(undefined);
+    if (BODY_METHODS.has(method) && route.spec.body) {
+      const declared = Number(headers['content-length'] ?? '0');
+      if (declared > maxBodyBytes) {
+        fail(
+          new ApiError('payload_too_large', {
+            details: { max_bytes: maxBodyBytes },
+            headers: { connection: 'close' },
+          }),
+        );
+        return;
+      }
+      bodyPromise = new Promise((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.onData((chunk, isLast) => {
+          if (done) return;
+          size += chunk.byteLength;
+          if (size > maxBodyBytes) {
+            reject(
+              new ApiError('payload_too_large', {
+                details: { max_bytes: maxBodyBytes },
+                headers: { connection: 'close' },
+              }),
+            );
+            return;
+          }
+          // the ArrayBuffer is reused by uWS after this callback: copy it
+          chunks.push(Buffer.from(chunk.slice(0)));
+          if (isLast) resolve(Buffer.concat(chunks, size));
+        });
+      });
+    }
+
+    (async () => {
+      const raw = await bodyPromise;
+      const principal = await deps.authenticate(route.spec.auth, info);
+      let body: unknown;
+      if (route.spec.body) {
+        const ctype = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+        if (ctype !== 'application/json') {
+          throw new ApiError('unsupported_media_type', {
+            details: { content_type: headers['content-type'] ?? null },
+          });
+        }
+        const text = raw?.toString('utf8') ?? '';
+        try {
+          body = JSON.parse(text);
+        } catch (e) {
+          throw new ValidationError([
+            { loc: ['body'], msg: `JSON decode error: ${(e as Error).message}`, type: 'json_invalid' },
+          ]);
+        }
+        route.validateBody?.(body);
+      }
+      const query: Record<string, unknown> = {};
+      for (const [k, v] of new URLSearchParams(rawQuery)) if (!(k in query)) query[k] = v;
+      if (route.validateQuery) route.validateQuery(query);
+      if (route.validateParams) route.validateParams(params);
+      return route.spec.handler({
+        req: info,
+        body,
+        query,
+        params,
+        principal,
+        log: log.child({ request_id }),
+      });
+    })().then(send, fail);
+  });
+  return app;
+}

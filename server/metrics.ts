@@ -1,0 +1,53 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<'route' | 'method' | 'status'>;
+  screenDuration: Histogram<'version'>;
+  screensTotal: Counter<'version'>;
+  poolQueueDepth: Gauge;
+  activeVersion: Gauge<'version'>;
+}
+
+export function createMetrics(poolQueueDepth: () => number): Metrics {
+  // own registry: several apps in one process (tests) must not collide on the global one
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by route template, method and status',
+      labelNames: ['route', 'method', 'status'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    screenDuration: new Histogram({
+      name: 'matcher_screen_duration_seconds',
+      help: 'Time from submitting a screen to the matcher pool until its result, by dataset version',
+      labelNames: ['version'],
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+      registers: [registry],
+    }),
+    screensTotal: new Counter({
+      name: 'matcher_screens_total',
+      help: 'Screens answered, by dataset version',
+      labelNames: ['version'],
+      registers: [registry],
+    }),
+    poolQueueDepth: new Gauge({
+      name: 'matcher_pool_queue_depth',
+      help: 'Screens waiting for a matcher thread',
+      registers: [registry],
+      collect() {
+        this.set(poolQueueDepth());
+      },
+    }),
+    activeVersion: new Gauge({
+      name: 'matcher_active_dataset_version_info',
+      help: 'The dataset version this process screens against (value 1)',
+      labelNames: ['version'],
+      registers: [registry],
+    }),
+  };
+}

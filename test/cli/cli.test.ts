@@ -1,0 +1,180 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/shared-data.js';
+import { dropDatabase } from '../helpers/test-app.js';
+
+const BIN = join(REPO_ROOT, 'bin', 'veriscreen');
+const DEMO = join(REPO_ROOT, 'ingest', 'fixtures', 'demo');
+const run = promisify(execFile);
+
+function withStdin(args: string[], input: string, env: NodeJS.ProcessEnv = process.env) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: REPO_ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+describe('bin/veriscreen screen (offline)', () => {
+  it('screens JSON lines in input order, with errors on their own line', async () => {
+    const input = [
+      JSON.stringify({ ref: 'a', name: 'Ivan Demovsky', type: 'person' }),
+      '{not json',
+      JSON.stringify({ ref: 'b', name: 'Zephyrine Quorrelby-Atwater' }),
+      JSON.stringify({ ref: 'c', nom: 'missing name' }),
+      JSON.stringify({ ref: 'd', name: 'DEMOVSKY, Ivan Petrovich', date_of_birth: '1961-03-12' }),
+    ].join('\n');
+    const r = await withStdin(['screen', '--list', `ofac_sdn_csv:${DEMO}`, '--limit', '3'], input);
+    expect(r.code).toBe(0);
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out).toHaveLength(5);
+    expect(out[0]).toMatchObject({
+      ref: 'a',
+      matches: [expect.objectContaining({ source_id: '900001', source: 'us_ofac_sdn' })],
+    });
+    expect(out[1]).toMatchObject({ ref: null, error: { code: 'json_invalid' } });
+    expect(out[2]).toMatchObject({ ref: 'b', matches: [] });
+    expect(out[3]).toMatchObject({ ref: 'c', error: { code: 'validation_failed' } });
+    const d = out[4] as {
+      matches: { score: number; entity_id: string; evidence: { matched_name: string } }[];
+      took_ms: number;
+    };
+    expect(d.matches[0]?.entity_id).toBe('us_ofac_sdn:900001');
+    expect(d.matches[0]?.score).toBeGreaterThan(0.95);
+    expect(d.took_ms).toBeGreaterThanOrEqual(0);
+    for (const line of out.filter((o) => 'matches' in o)) {
+      const scores = (line.matches as { score: number }[]).map((m) => m.score);
+      expect(scores).toEqual([...scores].sort((x, y) => y - x));
+      expect(scores.length).toBeLessThanOrEqual(3);
+    }
+    expect(r.stderr).toMatch(/index: \d+ entities/);
+  });
+
+  it('refuses a bad --list with a usage error', async () => {
+    const r = await withStdin(['screen', '--list', 'nope:/tmp'], '');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--list must be <format>:<path>/);
+  });
+});
+
+describe('bin/veriscreen compare (offline)', () => {
+  it('scores pairs and flags matches at the review threshold', async () => {
+    const input = [
+      JSON.stringify({ schema: 'Person', a: 'Vladimir Putin', b: 'PUTIN, Vladimir Vladimirovich' }),
+      JSON.stringify({ schema: 'Person', a: 'Vladimir Putin', b: 'Angela Merkel' }),
+      JSON.stringify({ schema: 'Person', a: 'x' }),
+    ].join('\n');
+    const r = await withStdin(['compare'], input);
+    expect(r.code).toBe(0);
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out[0]).toMatchObject({ match: true });
+    expect(out[1]).toMatchObject({ match: false });
+    expect((out[0]?.score as number) > (out[1]?.score as number)).toBe(true);
+    expect(out[2]).toMatchObject({ error: { code: 'validation_failed' } });
+  });
+});
+
+describe('bin/veriscreen ingest, migrate and serve against real services', () => {
+  const db = `vs_cli_${randomBytes(4).toString('hex')}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${db}`,
+    NODE_ENV: 'development',
+    PORT: '0',
+    MATCHER_THREADS: '1',
+    LOG_LEVEL: 'warn',
+  };
+  let server: ChildProcess | undefined;
+  afterAll(async () => {
+    server?.kill('SIGKILL');
+    await dropDatabase(db);
+  });
+
+  it('migrate creates the database and is idempotent', async () => {
+    const first = await run(process.execPath, [BIN, 'migrate'], { env });
+    expect(first.stdout).toMatch(/applied: 001_init.sql/);
+    const second = await run(process.execPath, [BIN, 'migrate'], { env });
+    expect(second.stdout).toMatch(/up to date/);
+  });
+
+  it('ingest records a dataset version, prints counts and promotes it', async () => {
+    const r = await run(
+      process.execPath,
+      [BIN, 'ingest', '--format', 'ofac_sdn_csv', '--source', DEMO, '--name', 'demo', '--promote'],
+      {
+        env,
+      },
+    );
+    expect(r.stdout).toMatch(/ready and promoted/);
+    expect(r.stdout).toMatch(/entities: \d+ \(.*Person \d+/);
+    const sql = postgres(env.DATABASE_URL, { max: 1 });
+    const rows = await sql`select name, status from dataset_versions`;
+    await sql.end();
+    expect(rows).toEqual([{ name: 'demo', status: 'active' }]);
+  });
+
+  it('ingest with an unknown format fails with one clear line', async () => {
+    await expect(
+      run(process.execPath, [BIN, 'ingest', '--format', 'xml', '--source', DEMO], { env }),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/unknown --format "xml"/),
+    });
+  });
+
+  it('serve prints the URL, admin token and demo keys, serves, and stops cleanly on SIGTERM', async () => {
+    server = spawn(process.execPath, [BIN, 'serve'], { env, cwd: REPO_ROOT });
+    let out = '';
+    server.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 60_000);
+      server?.stdout?.on('data', () => {
+        const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
+        if (m?.[1] && /publishable key: pk_/.test(out)) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+    });
+    expect(out).toMatch(/admin token .*: adm_/);
+    const secret = /secret key:\s+(tnk_\S+)/.exec(out)?.[1];
+    expect(secret).toBeTruthy();
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    const flow = await fetch(`${url}/v1/flows`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        mode: 'sync',
+        applicant: { legal_name_first: 'Ivan', legal_name_last: 'Demovsky' },
+      }),
+    });
+    expect(flow.status).toBe(201);
+    expect(((await flow.json()) as { status: string }).status).toBe('NEEDS_REVIEW');
+    const exit = new Promise<number | null>((resolve) => server?.on('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    server = undefined;
+  });
+});
