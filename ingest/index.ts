@@ -7,6 +7,7 @@ import { readFtmJson } from './ftm-json.js';
 import { OFAC_CONS_LAYOUT, OFAC_SDN_LAYOUT, readOfacCsv } from './ofac-sdn-csv.js';
 import { readSenzingJson } from './senzing-json.js';
 import { readUnXml } from './un-xml.js';
+import { readUsCslCsv } from './us-csl-csv.js';
 
 export type { Entity, EntityIdentifier, EntityName, IngestIssue, IssueSink } from './entity.js';
 
@@ -18,6 +19,7 @@ const READERS: Record<string, Reader> = {
   un_xml: readUnXml,
   ftm_json: readFtmJson,
   senzing_json: readSenzingJson,
+  us_csl_csv: readUsCslCsv,
 };
 
 export const FORMATS: readonly string[] = Object.freeze(Object.keys(READERS));

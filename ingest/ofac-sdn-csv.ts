@@ -230,6 +230,15 @@ const ID_LABELS: { label: string; type: IdType }[] = ID_LABELS_RAW.flatMap(([typ
   labels.map((label) => ({ label: `${label} `, type })),
 ).sort((a, b) => b.label.length - a.label.length);
 
+const LABEL_TYPES = new Map(ID_LABELS.map(({ label, type }) => [label.trim(), type]));
+
+/** Identifier type for an OFAC-style label ("Passport", "Tax ID No.", …), shared with the CSL parser. */
+export function identifierTypeForLabel(label: string): string | undefined {
+  const l = label.trim();
+  if (l.startsWith('Digital Currency Address')) return 'crypto_wallet';
+  return LABEL_TYPES.get(l);
+}
+
 const CRYPTO = /^Digital Currency Address - ([A-Z0-9]+) (\S+)/;
 const NAME_ITEM = /^(a\.k\.a\.|f\.k\.a\.|n\.k\.a\.)\s*'(.*)'$/i;
 const QUALIFIER = /\s+(?:issued|expires|Issue Date|Expiration Date|Expire Date)\b.*$/i;

@@ -32,10 +32,8 @@ export function nameKeys(n: NormalizedName, out: Set<string>): void {
     if (t.length >= 2) out.add(KEY_TOKEN + t);
     const sk = skeleton(t);
     if (sk.length >= 2) out.add(KEY_SKEL + sk);
-    if (t.length >= 6) {
-      out.add(KEY_PREFIX + t.slice(0, 4));
-      out.add(KEY_SUFFIX + t.slice(-4));
-    }
+    if (t.length >= 5) out.add(KEY_PREFIX + t.slice(0, 4));
+    if (t.length >= 6) out.add(KEY_SUFFIX + t.slice(-4));
     const next = toks[i + 1];
     if (next !== undefined) {
       const j = t + next;

@@ -17,6 +17,7 @@ export interface NormalizedName {
 const ABJAD_RE = /[\u0590-\u08FF\u0E00-\u0E7F\uFB1D-\uFDFF\uFE70-\uFEFF]/;
 const HAN_RE = /\p{Script=Han}+/gu;
 const HANGUL_RE = /\p{Script=Hangul}+/gu;
+const GREEK_RE = /\p{Script=Greek}+/gu;
 const NON_ASCII_RE = /[^ -~\t\n\r]/;
 
 // tokens repeat heavily across a list (and across queries): memoise the regex chain below
@@ -342,6 +343,16 @@ function transliterate(s: string): string {
       );
       return ` ${syl.join(' ')} `;
     });
+    // Modern Greek digraphs: ντ = d, μπ = b, ου = u (any-ascii transliterates letter by letter)
+    out = out.replace(GREEK_RE, (run) =>
+      run
+        .toLowerCase()
+        .normalize('NFD')
+        .replace(/\p{M}/gu, '')
+        .replace(/ντ/g, 'd')
+        .replace(/μπ/g, 'b')
+        .replace(/ου/g, 'u'),
+    );
     out = anyAscii(out);
   }
   return out;

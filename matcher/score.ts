@@ -114,7 +114,7 @@ export function osaDistance(a: string, b: string): number {
 
 export function editRatio(a: string, b: string): number {
   if (a === b) return 1;
-  const max = a.length > b.length ? a.length : b.length;
+  const max = Math.max(a.length, b.length);
   if (max === 0) return 1;
   return 1 - osaDistance(a, b) / max;
 }
@@ -207,6 +207,8 @@ export function nameSimilarity(
   let matchedW = 0;
   let matchedTotal = 0;
   let matched = 0;
+  let softQ = 0;
+  let softC = 0;
   for (;;) {
     let best = p.minTokenSim;
     let bi = -1;
@@ -229,8 +231,14 @@ export function nameSimilarity(
     matched++;
     const qt = q.tokens[bi]!;
     const ct = c.tokens[bj]!;
-    // an initial matched to a full token weighs like an initial on both sides
-    const w = qt.length === 1 || ct.length === 1 ? 1.6 : q.weights[bi]! + c.weights[bj]!;
+    // an initial matched to a full token weighs like an initial on both sides; the full token is only
+    // half-confirmed, so half its weight counts as unmatched (see the conflict rule below)
+    let w: number;
+    if (qt.length === 1 || ct.length === 1) {
+      w = 1.6;
+      if (qt.length > 1) softQ += 0.5 * q.weights[bi]!;
+      if (ct.length > 1) softC += 0.5 * c.weights[bj]!;
+    } else w = q.weights[bi]! + c.weights[bj]!;
     matchedTotal += w;
     matchedW += w * (best >= 1 ? 1 : Math.max(0, 1 - p.curve * (1 - best)));
   }
@@ -251,9 +259,9 @@ export function nameSimilarity(
         cN += PARTICLES.has(c.tokens[j]!) ? 0.3 : 1;
       }
     const core = matchedW / matchedTotal;
-    if (qU > 0 && cU > 0) {
+    if ((qU > 0 || softQ > 0) && (cU > 0 || softC > 0) && qU + cU > 0) {
       // substituted tokens on both sides: a different person/company, full cost
-      align = matchedW / (matchedTotal + qU + cU);
+      align = matchedW / (matchedTotal + qU + softQ + cU + softC);
     } else {
       const multi = matched >= 2;
       let pen = 0;

@@ -77,6 +77,8 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
 
   const pool = new MatcherPool(config.MATCHER_THREADS, config.MATCHER_MAX_QUEUE, log);
   const metrics = createMetrics(() => pool.queueSize);
+  // draining: readyz says 503 so balancers stop sending; accepting: false once the listener is closed
+  let draining = false;
   let accepting = true;
 
   const router = new Router();
@@ -84,8 +86,8 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
   const readiness = {
     async check() {
       const components: Record<string, string> = {};
-      let ready = accepting;
-      if (!accepting) components.server = 'shutting_down';
+      let ready = !draining;
+      if (draining) components.server = 'shutting_down';
       try {
         await sql`select 1`;
         components.database = 'ok';
@@ -165,18 +167,25 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
         });
       });
     },
-    async shutdown() {
-      accepting = false;
-      if (listenSocket) {
-        uWS.us_listen_socket_close(listenSocket);
-        listenSocket = undefined;
-      }
-      await Promise.race([inflight.idle(), new Promise((r) => setTimeout(r, 10_000))]);
-      await pool.close();
-      await nats.drain().catch(() => {});
-      redis.disconnect();
-      await sql.end({ timeout: 5 });
+    shutdown() {
+      shutdownOnce ??= stop();
+      return shutdownOnce;
     },
   };
+  let shutdownOnce: Promise<void> | undefined;
+  async function stop(): Promise<void> {
+    draining = true;
+    if (config.SHUTDOWN_GRACE_MS > 0) await new Promise((r) => setTimeout(r, config.SHUTDOWN_GRACE_MS));
+    accepting = false;
+    if (listenSocket) {
+      uWS.us_listen_socket_close(listenSocket);
+      listenSocket = undefined;
+    }
+    await Promise.race([inflight.idle(), new Promise((r) => setTimeout(r, 10_000))]);
+    await pool.close();
+    await nats.drain().catch(() => {});
+    redis.disconnect();
+    await sql.end({ timeout: 5 });
+  }
   return app;
 }

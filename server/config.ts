@@ -22,6 +22,12 @@ const Env = Type.Object({
   MATCHER_THREADS: Type.Integer({ minimum: 1, maximum: 256, default: availableParallelism() }),
   MATCHER_MAX_QUEUE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2048 }),
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, default: 1024 * 1024 }),
+  SHUTDOWN_GRACE_MS: Type.Integer({
+    minimum: 0,
+    maximum: 120_000,
+    default: 0,
+    description: 'on SIGTERM, time readyz reports 503 while requests are still served (set ≥ the probe period)',
+  }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },

@@ -99,11 +99,11 @@ console.log(`putin ${ph}/${putin.length}`);
 if (process.argv.includes('--grid')) {
   const { SCORE_PARAMS } = await import('../../matcher/score.js');
   const res: string[] = [];
-  for (const curve of [1, 1.25, 1.5, 2]) {
-    for (const orgExtra of [0.16, 0.2, 0.25]) {
-      for (const qe of [0.04, 0.06, 0.1]) {
-        for (const ms of [0.5, 0.55, 0.6]) {
-          Object.assign(SCORE_PARAMS, { curve, orgExtra, queryExtraMulti: qe, minTokenSim: ms });
+  for (const curve of [0.9, 1, 1.1]) {
+    for (const orgExtra of [0.16, 0.2]) {
+      for (const qe of [0.02, 0.04, 0.06]) {
+        for (const ms of [0, 0.03, 0.05]) {
+          Object.assign(SCORE_PARAMS, { curve, orgExtra, candExtraMulti: qe, candExtraSingle: 0.07 + ms });
           const sc = rows
             .filter((r) => r.length >= 5)
             .map((r) => ({ y: r[4] === 'true', s: compare(r[1]!, r[2]!, r[3]!).score }));
