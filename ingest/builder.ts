@@ -24,8 +24,11 @@ export interface Origin {
   line: number;
 }
 
+const MESSY_SPACE = /\s\s|[^\S ]|[\u200b\ufeff]/;
+
 export function cleanText(s: string): string {
-  return s.replace(/[\s\u00a0\u200b\ufeff]+/g, ' ').trim();
+  if (!MESSY_SPACE.test(s)) return s.trim();
+  return s.replace(/[\s\u200b\ufeff]+/g, ' ').trim();
 }
 
 export class EntityDraft {

@@ -431,6 +431,19 @@ export type CountryLookup = { code: string } | { none: true } | { unknown: true 
 /** Map a country name or code to ISO alpha-2. `none` = an explicit "no country" value. With `codes` false
  * (lists that only write names), a bare "na"/"NA" means "not available", not Namibia. */
 export function lookupCountry(raw: string, codes = true): CountryLookup {
+  const key = codes ? raw : `\u0000${raw}`;
+  let r = CACHE.get(key);
+  if (r === undefined) {
+    r = lookupUncached(raw, codes);
+    // Lists repeat a few hundred spellings; the bound only guards against pathological input.
+    if (CACHE.size < 50_000) CACHE.set(key, r);
+  }
+  return r;
+}
+
+const CACHE = new Map<string, CountryLookup>();
+
+function lookupUncached(raw: string, codes: boolean): CountryLookup {
   const s = raw.trim();
   if (s === '' || NONE.has(normKey(s))) return { none: true };
   if (!codes && normKey(s) === 'na') return { none: true };

@@ -128,17 +128,71 @@ export async function* readCsv(chunks: AsyncIterable<string>, opts: CsvOptions):
         i++;
         continue;
       }
-      field += chunk[i];
+      // Unquoted text: copy up to the next delimiter, quote or line end in one slice (per-char concatenation
+      // dominated GC time on the 5 MB files).
+      let j = i + 1;
+      while (j < n) {
+        const cj = chunk.charCodeAt(j);
+        if (cj === delim || cj === CR || cj === LF || cj === QUOTE) break;
+        j++;
+      }
+      field += chunk.slice(i, j);
       fieldStarted = true;
-      i++;
+      i = j;
     }
   }
   if (inQuotes) {
     opts.onIssue({ file: opts.file, line: recordLine, message: 'unterminated quoted field at end of file' });
-    field = field.replace(/[\r\n\u001a]+$/, '');
+    // Drop the line end and OFAC's SUB byte that the open quote swallowed.
+    while (field.endsWith('\n') || field.endsWith('\r') || field.endsWith('\u001a'))
+      field = field.slice(0, -1);
   }
   if (fieldStarted || field.length > 0 || fields.length > 0 || afterQuote) {
     endField();
     yield { fields, line: recordLine };
+  }
+}
+
+export interface CsvRow {
+  /** cells by header name; missing trailing cells are '' */
+  get: (column: string) => string;
+  line: number;
+}
+
+/** Records of a CSV/TSV with a header row. Rows with a different cell count are reported and skipped; a
+ * header lacking `required` columns is reported and nothing is read. */
+export async function* readCsvRows(
+  chunks: AsyncIterable<string>,
+  opts: CsvOptions & { required: readonly string[] },
+): AsyncGenerator<CsvRow> {
+  let index: Map<string, number> | undefined;
+  let width = 0;
+  for await (const rec of readCsv(chunks, opts)) {
+    if (index === undefined) {
+      const header = rec.fields.map((h) => h.trim());
+      const missing = opts.required.filter((k) => !header.includes(k));
+      if (missing.length > 0) {
+        opts.onIssue({
+          file: opts.file,
+          line: rec.line,
+          message: `header lacks columns ${missing.join(', ')}; nothing read`,
+        });
+        return;
+      }
+      index = new Map(header.map((h, i) => [h, i]));
+      width = header.length;
+      continue;
+    }
+    if (rec.fields.length !== width) {
+      opts.onIssue({
+        file: opts.file,
+        line: rec.line,
+        message: `expected ${width} columns, found ${rec.fields.length}; row skipped`,
+      });
+      continue;
+    }
+    const fields = rec.fields;
+    const idx = index;
+    yield { get: (c) => fields[idx.get(c) ?? -1] ?? '', line: rec.line };
   }
 }

@@ -101,7 +101,9 @@ function toFtm(v: unknown): FtmEntity | undefined {
     return undefined;
   }
   const props = isRecord(v['properties']) ? v['properties'] : {};
-  const ds = Array.isArray(v['datasets']) ? v['datasets'].filter((x): x is string => typeof x === 'string') : [];
+  const ds = Array.isArray(v['datasets'])
+    ? v['datasets'].filter((x): x is string => typeof x === 'string')
+    : [];
   const out: FtmEntity = { id: v['id'], schema: v['schema'], properties: props, datasets: ds };
   if (typeof v['caption'] === 'string') out.caption = v['caption'];
   return out;
@@ -120,17 +122,23 @@ function prop(e: FtmEntity, name: string, at: Origin, onIssue: IssueSink): strin
 
 function collectLink(e: FtmEntity, links: Links, at: Origin, onIssue: IssueSink): void {
   const p = (n: string) => prop(e, n, at, onIssue);
+  const setFor = (m: Map<string, Set<string>>, k: string): Set<string> => {
+    let v = m.get(k);
+    if (v === undefined) {
+      v = new Set();
+      m.set(k, v);
+    }
+    return v;
+  };
   if (e.schema === 'Sanction') {
     const programs = [...p('programId'), ...(p('programId').length === 0 ? p('program') : [])];
     for (const target of p('entity')) {
-      let set = links.programs.get(target);
-      if (set === undefined) links.programs.set(target, (set = new Set()));
+      const set = setFor(links.programs, target);
       for (const prog of programs) set.add(prog);
     }
   } else if (e.schema === 'CryptoWallet') {
     for (const holder of p('holder')) {
-      let set = links.wallets.get(holder);
-      if (set === undefined) links.wallets.set(holder, (set = new Set()));
+      const set = setFor(links.wallets, holder);
       for (const key of p('publicKey')) set.add(key);
     }
   } else if (e.schema === 'Passport' || e.schema === 'Identification') {
@@ -138,9 +146,10 @@ function collectLink(e: FtmEntity, links: Links, at: Origin, onIssue: IssueSink)
     const country = p('country')[0];
     for (const number of p('number')) {
       for (const holder of p('holder')) {
-        let list = links.documents.get(holder);
-        if (list === undefined) links.documents.set(holder, (list = []));
-        list.push(country === undefined ? { type, number } : { type, number, country });
+        const doc = country === undefined ? { type, number } : { type, number, country };
+        const list = links.documents.get(holder);
+        if (list === undefined) links.documents.set(holder, [doc]);
+        else list.push(doc);
       }
     }
   }
@@ -175,17 +184,20 @@ function convert(e: FtmEntity, links: Links, at: Origin, onIssue: IssueSink): En
   let capIdx = cap === undefined ? -1 : names.indexOf(cap);
   if (capIdx < 0 && cap !== undefined) capIdx = names.findIndex((n) => n.toLowerCase() === cap.toLowerCase());
   if (capIdx > 0) names.unshift(...names.splice(capIdx, 1));
-  names.forEach((n, i) => d.addName(n, i === 0 ? 'primary' : 'alias'));
+  for (const [i, n] of names.entries()) d.addName(n, i === 0 ? 'primary' : 'alias');
   for (const [pn, kind] of NAME_PROPS) for (const n of p(pn)) d.addName(n, kind);
 
   for (const b of p('birthDate')) {
     const iso = parseDate(b);
-    if (iso === undefined) onIssue({ ...at, field: 'properties.birthDate', message: `unparseable date "${b}"` });
+    if (iso === undefined)
+      onIssue({ ...at, field: 'properties.birthDate', message: `unparseable date "${b}"` });
     else d.birthDates.add(iso);
   }
   for (const b of p('birthPlace')) d.addBirthPlace(b);
-  for (const pn of ['nationality', 'citizenship']) for (const c of p(pn)) d.addNationality(c, `properties.${pn}`, at, onIssue);
-  for (const pn of ['country', 'jurisdiction', 'flag']) for (const c of p(pn)) d.addCountry(c, `properties.${pn}`, at, onIssue);
+  for (const pn of ['nationality', 'citizenship'])
+    for (const c of p(pn)) d.addNationality(c, `properties.${pn}`, at, onIssue);
+  for (const pn of ['country', 'jurisdiction', 'flag'])
+    for (const c of p(pn)) d.addCountry(c, `properties.${pn}`, at, onIssue);
   const g = p('gender')[0]?.toLowerCase();
   if (g === 'male' || g === 'female') d.gender = g;
 

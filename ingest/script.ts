@@ -85,8 +85,13 @@ function scriptOf(cp: number): string | undefined {
   return undefined;
 }
 
+const NON_ASCII = /[^ -~\t\r\n]/; // anything beyond printable ASCII
+const ASCII_LETTER = /[A-Za-z]/;
+
 /** ISO 15924 code of the dominant script of the letters in `value`; undefined if it has no letters we know. */
 export function detectScript(value: string): string | undefined {
+  // Most list names are plain ASCII.
+  if (!NON_ASCII.test(value)) return ASCII_LETTER.test(value) ? 'Latn' : undefined;
   const counts = new Map<string, number>();
   for (const ch of value) {
     const cp = ch.codePointAt(0)!;

@@ -17,7 +17,12 @@ import { assertExists, readLines } from './io.js';
 const SOURCE = 'us_congress';
 
 const TYPES: Record<string, EntitySchema> = { PERSON: 'Person', ORGANIZATION: 'Organization' };
-const NAME_KINDS: Record<string, NameKind> = { PRIMARY: 'primary', ALIAS: 'alias', AKA: 'alias', FORMER: 'former' };
+const NAME_KINDS: Record<string, NameKind> = {
+  PRIMARY: 'primary',
+  ALIAS: 'alias',
+  AKA: 'alias',
+  FORMER: 'former',
+};
 
 // Senzing feature keys → identifier types.
 const ID_KEYS: [string, string][] = [
@@ -52,7 +57,11 @@ function convert(rec: Rec, at: Origin, onIssue: IssueSink): Entity | undefined {
   }
   const typeRaw = str(rec['RECORD_TYPE']);
   if (typeRaw === undefined) {
-    onIssue({ ...at, field: 'RECORD_TYPE', message: `record ${id} has no RECORD_TYPE (position record); skipped` });
+    onIssue({
+      ...at,
+      field: 'RECORD_TYPE',
+      message: `record ${id} has no RECORD_TYPE (position record); skipped`,
+    });
     return undefined;
   }
   const schema = TYPES[typeRaw.toUpperCase()];
@@ -65,7 +74,10 @@ function convert(rec: Rec, at: Origin, onIssue: IssueSink): Entity | undefined {
     const full =
       str(n['NAME_FULL']) ??
       str(n['NAME_ORG']) ??
-      [n['NAME_FIRST'], n['NAME_MIDDLE'], n['NAME_LAST']].map(str).filter((x) => x !== undefined).join(' ');
+      [n['NAME_FIRST'], n['NAME_MIDDLE'], n['NAME_LAST']]
+        .map(str)
+        .filter((x) => x !== undefined)
+        .join(' ');
     if (full === '') continue;
     const t = (str(n['NAME_TYPE']) ?? 'PRIMARY').toUpperCase();
     const kind = NAME_KINDS[t];
@@ -78,15 +90,19 @@ function convert(rec: Rec, at: Origin, onIssue: IssueSink): Entity | undefined {
     const dob = str(o['DATE_OF_BIRTH']);
     if (dob === undefined) continue;
     const iso = parseDate(dob);
-    if (iso === undefined) onIssue({ ...at, field: 'DATES.DATE_OF_BIRTH', message: `unparseable date "${dob}"` });
+    if (iso === undefined)
+      onIssue({ ...at, field: 'DATES.DATE_OF_BIRTH', message: `unparseable date "${dob}"` });
     else d.birthDates.add(iso);
   }
   for (const o of featureObjects(rec, 'COUNTRIES')) {
-    for (const k of ['NATIONALITY', 'CITIZENSHIP']) d.addNationality(str(o[k]), `COUNTRIES.${k}`, at, onIssue);
-    for (const k of ['REGISTRATION_COUNTRY', 'COUNTRY_OF_ASSOCIATION']) d.addCountry(str(o[k]), `COUNTRIES.${k}`, at, onIssue);
+    for (const k of ['NATIONALITY', 'CITIZENSHIP'])
+      d.addNationality(str(o[k]), `COUNTRIES.${k}`, at, onIssue);
+    for (const k of ['REGISTRATION_COUNTRY', 'COUNTRY_OF_ASSOCIATION'])
+      d.addCountry(str(o[k]), `COUNTRIES.${k}`, at, onIssue);
   }
   for (const o of featureObjects(rec, 'IDENTIFIERS')) {
-    if (str(o['TRUSTED_ID_TYPE'])?.toUpperCase() === 'WIKIDATA') d.addIdentifier('wikidata', str(o['TRUSTED_ID_NUMBER']));
+    if (str(o['TRUSTED_ID_TYPE'])?.toUpperCase() === 'WIKIDATA')
+      d.addIdentifier('wikidata', str(o['TRUSTED_ID_NUMBER']));
     for (const [k, type] of ID_KEYS) d.addIdentifier(type, str(o[k]));
   }
   const gender = str(rec['GENDER'])?.toLowerCase();

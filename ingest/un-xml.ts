@@ -70,8 +70,8 @@ function parseDob(d: EntityDraft, dob: XmlElement, at: Origin, onIssue: IssueSin
   } else if (note !== undefined) {
     // A few EXACT dates only carry a note like "Nov. 1973"; other notes are free text, not reported.
     const p = parseDate(note);
-    if (p !== undefined) got = [p];
-    return void (p !== undefined && d.birthDates.add(p));
+    if (p !== undefined) d.birthDates.add(p);
+    return;
   } else {
     return; // empty DOB element: common, nothing to report
   }
@@ -82,7 +82,12 @@ function parseDob(d: EntityDraft, dob: XmlElement, at: Origin, onIssue: IssueSin
   for (const g of got) d.birthDates.add(g);
 }
 
-function parseRecord(el: XmlElement, individual: boolean, file: string, onIssue: IssueSink): Entity | undefined {
+function parseRecord(
+  el: XmlElement,
+  individual: boolean,
+  file: string,
+  onIssue: IssueSink,
+): Entity | undefined {
   const at: Origin = { file, line: el.line };
   const id = textOf(el, 'DATAID');
   if (id === undefined) {
@@ -103,7 +108,12 @@ function parseRecord(el: XmlElement, individual: boolean, file: string, onIssue:
     const q = (textOf(a, 'QUALITY') ?? '').toLowerCase();
     let kind = QUALITY[q];
     if (kind === undefined) {
-      onIssue({ file, line: a.line, field: 'QUALITY', message: `unknown alias QUALITY "${q}"; kept as alias` });
+      onIssue({
+        file,
+        line: a.line,
+        field: 'QUALITY',
+        message: `unknown alias QUALITY "${q}"; kept as alias`,
+      });
       kind = 'alias';
     }
     d.addName(name, kind);
@@ -112,15 +122,19 @@ function parseRecord(el: XmlElement, individual: boolean, file: string, onIssue:
   d.addIdentifier('un_reference', textOf(el, 'REFERENCE_NUMBER'));
   const gender = textOf(el, 'GENDER')?.toLowerCase();
   if (gender === 'male' || gender === 'female') d.gender = gender;
-  for (const n of values(el, 'NATIONALITY')) d.addNationality(n, 'NATIONALITY', { file, line: el.line }, onIssue);
+  for (const n of values(el, 'NATIONALITY'))
+    d.addNationality(n, 'NATIONALITY', { file, line: el.line }, onIssue);
   for (const a of childrenOf(el, individual ? 'INDIVIDUAL_ADDRESS' : 'ENTITY_ADDRESS')) {
     d.addCountry(textOf(a, 'COUNTRY'), 'ADDRESS/COUNTRY', { file, line: a.line }, onIssue);
   }
   for (const pob of childrenOf(el, 'INDIVIDUAL_PLACE_OF_BIRTH')) {
-    const place = ['CITY', 'STATE_PROVINCE', 'COUNTRY'].map((t) => textOf(pob, t)).filter((x) => x !== undefined);
+    const place = ['CITY', 'STATE_PROVINCE', 'COUNTRY']
+      .map((t) => textOf(pob, t))
+      .filter((x) => x !== undefined);
     if (place.length > 0) d.addBirthPlace(place.join(', '));
   }
-  for (const dob of childrenOf(el, 'INDIVIDUAL_DATE_OF_BIRTH')) parseDob(d, dob, { file, line: dob.line }, onIssue);
+  for (const dob of childrenOf(el, 'INDIVIDUAL_DATE_OF_BIRTH'))
+    parseDob(d, dob, { file, line: dob.line }, onIssue);
   for (const doc of childrenOf(el, 'INDIVIDUAL_DOCUMENT')) {
     const num = textOf(doc, 'NUMBER');
     if (num === undefined) continue;

@@ -98,7 +98,8 @@ function applyRow(d: EntityDraft, row: Map<string, string>, at: Origin, onIssue:
   d.addNote(get('remarks'));
   for (const dob of split(get('dates_of_birth'))) {
     const dates = parseDateExpr(dob);
-    if (dates === undefined) onIssue({ ...at, field: 'dates_of_birth', message: `unparseable date "${dob}"` });
+    if (dates === undefined)
+      onIssue({ ...at, field: 'dates_of_birth', message: `unparseable date "${dob}"` });
     else for (const x of dates) d.birthDates.add(x);
   }
   for (const pob of split(get('places_of_birth'))) d.addBirthPlace(pob);
@@ -139,18 +140,25 @@ export async function* readUsCslCsv(file: string, onIssue: IssueSink): AsyncGene
       header = rec.fields.map((h) => h.trim());
       const missing = REQUIRED.filter((k) => !header!.includes(k));
       if (missing.length > 0) {
-        onIssue({ file: name, line: rec.line, message: `header lacks columns ${missing.join(', ')}; nothing read` });
+        onIssue({
+          file: name,
+          line: rec.line,
+          message: `header lacks columns ${missing.join(', ')}; nothing read`,
+        });
         return;
       }
       continue;
     }
     const at: Origin = { file: name, line: rec.line };
     if (rec.fields.length !== header.length) {
-      onIssue({ ...at, message: `expected ${header.length} columns, found ${rec.fields.length}; row skipped` });
+      onIssue({
+        ...at,
+        message: `expected ${header.length} columns, found ${rec.fields.length}; row skipped`,
+      });
       continue;
     }
     const row = new Map<string, string>();
-    header.forEach((h, i) => row.set(h, rec.fields[i] ?? ''));
+    for (const [i, h] of header.entries()) row.set(h, rec.fields[i] ?? '');
     const id = (row.get('entity_number') ?? '').trim() || (row.get('_id') ?? '').trim();
     if (id === '') {
       onIssue({ ...at, field: '_id', message: 'row without entity_number or _id; skipped' });
@@ -169,7 +177,11 @@ export async function* readUsCslCsv(file: string, onIssue: IssueSink): AsyncGene
     const e = flush();
     if (e !== undefined) yield e;
     if (done.has(id)) {
-      onIssue({ ...at, field: 'entity_number', message: `entity ${id} repeated non-adjacently; row skipped` });
+      onIssue({
+        ...at,
+        field: 'entity_number',
+        message: `entity ${id} repeated non-adjacently; row skipped`,
+      });
       continue;
     }
     const draft = new EntityDraft(SOURCE, id, schema);

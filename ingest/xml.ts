@@ -22,7 +22,10 @@ export function decodeEntities(s: string): string {
   if (!s.includes('&')) return s;
   return s.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (m, ent: string) => {
     if (ent[0] === '#') {
-      const cp = ent[1] === 'x' || ent[1] === 'X' ? Number.parseInt(ent.slice(2), 16) : Number.parseInt(ent.slice(1), 10);
+      const cp =
+        ent[1] === 'x' || ent[1] === 'X'
+          ? Number.parseInt(ent.slice(2), 16)
+          : Number.parseInt(ent.slice(1), 10);
       return Number.isFinite(cp) && cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
     }
     return NAMED[ent] ?? m;
@@ -74,7 +77,8 @@ export function parseXml(src: string, onProblem: (p: XmlProblem) => void): XmlEl
         while (k > 0 && stack[k]!.tag !== tag) k--;
         if (k === 0) onProblem({ line, message: `unexpected closing tag </${tag}>` });
         else {
-          if (k !== stack.length - 1) onProblem({ line, message: `unclosed <${stack[stack.length - 1]!.tag}> before </${tag}>` });
+          if (k !== stack.length - 1)
+            onProblem({ line, message: `unclosed <${stack[stack.length - 1]!.tag}> before </${tag}>` });
           stack.length = k;
         }
       } else {
@@ -83,7 +87,8 @@ export function parseXml(src: string, onProblem: (p: XmlProblem) => void): XmlEl
         const m = /^\s*([^\s/>]+)/.exec(inner);
         if (m) {
           const el: XmlElement = { tag: m[1]!, attrs: {}, children: [], text: '', line };
-          for (const a of inner.slice(m[0].length).matchAll(ATTR)) el.attrs[a[1]!] = decodeEntities(a[3] ?? a[4] ?? '');
+          for (const a of inner.slice(m[0].length).matchAll(ATTR))
+            el.attrs[a[1]!] = decodeEntities(a[3] ?? a[4] ?? '');
           stack[stack.length - 1]!.children.push(el);
           if (!selfClosing) stack.push(el);
         } else {
@@ -94,7 +99,8 @@ export function parseXml(src: string, onProblem: (p: XmlProblem) => void): XmlEl
     advanceLines(lt, end);
     i = end;
   }
-  if (stack.length > 1) onProblem({ line, message: `unclosed <${stack[stack.length - 1]!.tag}> at end of document` });
+  if (stack.length > 1)
+    onProblem({ line, message: `unclosed <${stack[stack.length - 1]!.tag}> at end of document` });
   return root;
 }
 

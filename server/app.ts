@@ -1,14 +1,23 @@
 import uWS from 'uWebSockets.js';
+import { resolve } from 'node:path';
+import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
+import { indexStats } from '../matcher/index.js';
 import { createAuthenticator } from './auth/authenticate.js';
+import { type Bus, createBus, type RunningWorker } from './bus/jetstream.js';
 import { connectNats } from './bus/nats.js';
+import { openStateKv, STATE_KEYS, type Watch, watchKey } from './bus/state-kv.js';
 import { checkRoutes } from './checks/check-routes.js';
 import type { Config } from './config.js';
-import { activeVersion, buildVersionIndex } from './datasets/dataset-store.js';
+import { startDatasetBuildWorker } from './datasets/dataset-build-worker.js';
+import { datasetRoutes } from './datasets/dataset-routes.js';
+import { activeVersion, type DatasetDeps, loadVersionIndex } from './datasets/dataset-store.js';
 import { migrate } from './db/migrate.js';
 import { connectRedis } from './db/redis.js';
 import { connectSql, ensureDatabase, type Sql } from './db/sql.js';
+import { fatfRoutes } from './fatf/fatf-routes.js';
+import { type FatfState, latestFatf } from './fatf/fatf-store.js';
 import { flowRoutes } from './flows/flow-routes.js';
 import { healthRoutes } from './health/health-routes.js';
 import { buildOpenApi } from './http/openapi.js';
@@ -16,7 +25,10 @@ import { Router } from './http/router.js';
 import { createHttpApp, InFlight } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { ROOT } from './paths.js';
 import { MatcherPool } from './screening/matcher-pool.js';
+import { type LocalS3, startLocalS3 } from './storage/local-s3.js';
+import { createObjectStore, ensureBucket, type ObjectStore } from './storage/s3.js';
 import { tenantRoutes } from './tenants/tenant-routes.js';
 
 export const VERSION = '0.1.0';
@@ -36,6 +48,7 @@ const HINTS = {
   postgres: 'Start it: `docker compose up -d postgres` or `bash scripts/services.sh`; or set DATABASE_URL.',
   redis: 'Start it: `docker compose up -d redis` or `bash scripts/services.sh`; or set REDIS_URL.',
   nats: 'Start it (JetStream on): `docker compose up -d nats` or `bash scripts/services.sh`; or set NATS_URL.',
+  s3: 'Start MinIO (`docker compose up -d minio`) or unset S3_ENDPOINT in development to use the embedded s3rver.',
 };
 
 async function dependency<T>(name: keyof typeof HINTS, fn: () => Promise<T>): Promise<T> {
@@ -52,15 +65,45 @@ export interface App {
   sql: Sql;
   redis: Redis;
   nats: NatsConnection;
+  bus: Bus;
+  kv: KV;
+  store: ObjectStore;
+  /** the S3 endpoint in use (undefined = AWS default) */
+  s3Endpoint: string | undefined;
   pool: MatcherPool;
   metrics: Metrics;
   router: Router;
-  /** loads the active dataset version into the matcher (no-op when none is active) */
+  /** the FATF listings this process applies (kept current by the state watcher) */
+  fatf(): FatfState;
+  /** loads the active dataset version into the matcher (no-op when none is active or it is loaded already) */
   loadActiveDataset(): Promise<string | undefined>;
+  /** starts the state watchers (promotions, FATF) and, for roles all/worker, the job consumers */
+  startBackground(): Promise<void>;
   /** listens on host:port (port 0 = any free port) and resolves the bound port */
   listen(host: string, port: number): Promise<number>;
-  /** readyz → 503, stop accepting, drain in-flight requests, close pool, drain NATS, end SQL */
+  /** readyz → 503, grace period, stop accepting, drain requests and jobs, close pool, drain NATS, end SQL */
   shutdown(): Promise<void>;
+}
+
+/** In development an S3 endpoint is optional: the first process starts s3rver on LOCAL_S3_PORT, later ones reuse it. */
+async function resolveS3Endpoint(
+  config: Config,
+  log: Logger,
+): Promise<{ endpoint?: string; local?: LocalS3 }> {
+  if (config.S3_ENDPOINT || config.NODE_ENV === 'production') {
+    return config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT } : {};
+  }
+  try {
+    const local = await startLocalS3({
+      directory: resolve(ROOT, config.LOCAL_S3_DIR),
+      port: config.LOCAL_S3_PORT,
+    });
+    log.info({ endpoint: local.endpoint }, 'embedded S3 (s3rver) started for development');
+    return { endpoint: local.endpoint, local };
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EADDRINUSE') throw err;
+    return { endpoint: `http://127.0.0.1:${config.LOCAL_S3_PORT}` };
+  }
 }
 
 /** Builds everything (connections, migrations, routes) and never listens. */
@@ -73,13 +116,56 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
   if (applied.length) log.info({ applied }, 'migrations applied');
   const redis = await dependency('redis', () => connectRedis(config.REDIS_URL));
   redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
-  const nats = await dependency('nats', () => connectNats(config.NATS_URL, 'veriscreen-api'));
+  const nats = await dependency('nats', () => connectNats(config.NATS_URL, `veriscreen-${config.ROLE}`));
+  const bus = await dependency('nats', () => createBus(nats, config.NATS_NAMESPACE));
+  const kv = await dependency('nats', () => openStateKv(nats, config.NATS_NAMESPACE));
+  const s3 = await dependency('s3', () => resolveS3Endpoint(config, log));
+  const isLocalS3 = !config.S3_ENDPOINT && config.NODE_ENV !== 'production';
+  const store = createObjectStore({
+    ...(s3.endpoint ? { endpoint: s3.endpoint } : {}),
+    region: config.S3_REGION,
+    bucket: config.S3_BUCKET,
+    ...(isLocalS3
+      ? { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }
+      : config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
+        ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY }
+        : {}),
+  });
+  await dependency('s3', () => ensureBucket(store));
+  const datasetDeps: DatasetDeps = { sql, store };
 
   const pool = new MatcherPool(config.MATCHER_THREADS, config.MATCHER_MAX_QUEUE, log);
   const metrics = createMetrics(() => pool.queueSize);
+  let fatfState: FatfState = await latestFatf(sql);
+  const refreshFatf = async (version: number) => {
+    if (version > fatfState.version) fatfState = await latestFatf(sql);
+  };
+
   // draining: readyz says 503 so balancers stop sending; accepting: false once the listener is closed
   let draining = false;
   let accepting = true;
+
+  // loads are serialised: two promotions in quick succession end on the newest, never interleaved
+  let loading: Promise<unknown> = Promise.resolve();
+  const loadVersion = (versionId: string): Promise<void> => {
+    const next = loading.then(async () => {
+      if (pool.version === versionId) return;
+      const started = performance.now();
+      const index = await loadVersionIndex(datasetDeps, versionId);
+      await pool.load(index);
+      const seconds = (performance.now() - started) / 1000;
+      metrics.swapDuration.observe(seconds);
+      metrics.activeVersion.reset();
+      metrics.activeVersion.set({ version: versionId }, 1);
+      metrics.indexBytes.set(indexStats(index).bytes);
+      log.info(
+        { version: versionId, ms: Math.round(seconds * 1000) },
+        'dataset version active in this process',
+      );
+    });
+    loading = next.catch(() => {});
+    return next;
+  };
 
   const router = new Router();
   let openapiDoc: unknown;
@@ -108,6 +194,8 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
   const routes = [
     ...healthRoutes(readiness, metrics, () => openapiDoc),
     ...tenantRoutes(sql),
+    ...datasetRoutes({ ...datasetDeps, kv, bus }),
+    ...fatfRoutes({ sql, kv, onChange: refreshFatf }),
     ...flowRoutes({ sql, pool, metrics, piiKey: config.PII_HASH_KEY }),
     ...checkRoutes(sql),
   ];
@@ -127,6 +215,8 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     inflight,
   );
   let listenSocket: uWS.us_listen_socket | undefined;
+  const watches: Watch[] = [];
+  const workers: RunningWorker[] = [];
 
   const app: App = {
     config,
@@ -134,36 +224,44 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     sql,
     redis,
     nats,
+    bus,
+    kv,
+    store,
+    s3Endpoint: s3.endpoint,
     pool,
     metrics,
     router,
+    fatf: () => fatfState,
     async loadActiveDataset() {
       const v = await activeVersion(sql);
       if (!v) {
         log.warn('no active dataset version: screening is unavailable until one is promoted');
         return undefined;
       }
-      if (pool.version === v.id) return v.id;
-      const started = performance.now();
-      const index = await buildVersionIndex(sql, v.id);
-      await pool.load(index);
-      metrics.activeVersion.reset();
-      metrics.activeVersion.set({ version: v.id }, 1);
-      log.info(
-        { version: v.id, name: v.name, ms: Math.round(performance.now() - started) },
-        'dataset version active',
-      );
+      await loadVersion(v.id);
       return v.id;
     },
+    async startBackground() {
+      watches.push(
+        await watchKey(kv, STATE_KEYS.active_dataset, log, async () => {
+          // the KV value is a hint; Postgres says which version is active now
+          await app.loadActiveDataset();
+        }),
+        await watchKey(kv, STATE_KEYS.fatf_version, log, async (v) => refreshFatf(Number(v))),
+      );
+      if (config.ROLE !== 'api') {
+        workers.push(await startDatasetBuildWorker({ ...datasetDeps, bus, log, metrics }));
+      }
+    },
     listen(host, port) {
-      return new Promise((resolve, reject) => {
+      return new Promise((resolvePort, reject) => {
         uws.listen(host, port, (socket) => {
           if (!socket) {
             reject(new Error(`cannot listen on ${host}:${port} (in use?)`));
             return;
           }
           listenSocket = socket;
-          resolve(uWS.us_socket_local_port(socket));
+          resolvePort(uWS.us_socket_local_port(socket));
         });
       });
     },
@@ -181,11 +279,16 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       uWS.us_listen_socket_close(listenSocket);
       listenSocket = undefined;
     }
+    for (const w of watches) w.stop();
+    await Promise.all(workers.map((w) => w.stop().catch(() => {})));
     await Promise.race([inflight.idle(), new Promise((r) => setTimeout(r, 10_000))]);
+    await loading;
     await pool.close();
     await nats.drain().catch(() => {});
     redis.disconnect();
     await sql.end({ timeout: 5 });
+    store.client.destroy();
+    await s3.local?.close().catch(() => {});
   }
   return app;
 }

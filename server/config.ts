@@ -15,10 +15,33 @@ const Env = Type.Object({
   }),
   REDIS_URL: Type.String({ pattern: '^rediss?://', default: 'redis://127.0.0.1:6379' }),
   NATS_URL: Type.String({ pattern: '^(nats|tls)://', default: 'nats://127.0.0.1:4222' }),
+  NATS_NAMESPACE: Type.String({
+    pattern: '^[a-z0-9_-]{1,32}$',
+    default: 'veriscreen',
+    description:
+      'prefix of every stream, subject, consumer and KV bucket: one per deployment sharing a NATS server',
+  }),
   ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   PII_HASH_KEY: Type.Optional(
     Type.String({ minLength: 16, description: 'HMAC key for email_hash and audit hashes' }),
   ),
+  S3_ENDPOINT: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description: 'S3-compatible endpoint; unset in development = embedded s3rver',
+    }),
+  ),
+  S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
+  S3_BUCKET: Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$', default: 'veriscreen' }),
+  S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  LOCAL_S3_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4569 }),
+  LOCAL_S3_DIR: Type.String({ minLength: 1, default: '.tmp/s3' }),
+  ROLE: Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')], {
+    default: 'all',
+    description:
+      'all: HTTP API and background workers; api: no job consumers; worker: job consumers (+ health)',
+  }),
   MATCHER_THREADS: Type.Integer({ minimum: 1, maximum: 256, default: availableParallelism() }),
   MATCHER_MAX_QUEUE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2048 }),
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, default: 1024 * 1024 }),
@@ -26,7 +49,8 @@ const Env = Type.Object({
     minimum: 0,
     maximum: 120_000,
     default: 0,
-    description: 'on SIGTERM, time readyz reports 503 while requests are still served (set ≥ the probe period)',
+    description:
+      'on SIGTERM, time readyz reports 503 while requests are still served (set ≥ the probe period)',
   }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),

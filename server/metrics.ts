@@ -7,6 +7,9 @@ export interface Metrics {
   screensTotal: Counter<'version'>;
   poolQueueDepth: Gauge;
   activeVersion: Gauge<'version'>;
+  buildDuration: Histogram<'status'>;
+  swapDuration: Histogram;
+  indexBytes: Gauge;
 }
 
 export function createMetrics(poolQueueDepth: () => number): Metrics {
@@ -47,6 +50,24 @@ export function createMetrics(poolQueueDepth: () => number): Metrics {
       name: 'matcher_active_dataset_version_info',
       help: 'The dataset version this process screens against (value 1)',
       labelNames: ['version'],
+      registers: [registry],
+    }),
+    buildDuration: new Histogram({
+      name: 'dataset_build_duration_seconds',
+      help: 'Dataset version builds (parse, store, index, upload) by outcome',
+      labelNames: ['status'],
+      buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers: [registry],
+    }),
+    swapDuration: new Histogram({
+      name: 'matcher_swap_duration_seconds',
+      help: 'Time to load a dataset version (artifact download, deserialise, start threads) and swap to it',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers: [registry],
+    }),
+    indexBytes: new Gauge({
+      name: 'matcher_index_bytes',
+      help: 'SharedArrayBuffer bytes of the active index (shared by all matcher threads)',
       registers: [registry],
     }),
   };

@@ -1,11 +1,13 @@
 import { basename, resolve } from 'node:path';
 import { FORMATS } from '../../ingest/index.js';
+import { createApp } from '../app.js';
 import { loadConfig } from '../config.js';
-import { ingestVersion } from '../datasets/dataset-store.js';
-import { migrate } from '../db/migrate.js';
-import { connectSql, ensureDatabase } from '../db/sql.js';
+import { promoteAndAnnounce } from '../datasets/dataset-routes.js';
+import { buildVersion, createVersion } from '../datasets/dataset-store.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
+/** Parses a list into a new dataset version in this process; --promote then goes through the same promotion path
+ * as the admin API (Postgres, then the state KV that every running process watches). */
 export async function ingestCommand(argv: string[]): Promise<number> {
   const { flags } = parseArgs(argv);
   const format = flag(flags, 'format');
@@ -16,29 +18,34 @@ export async function ingestCommand(argv: string[]): Promise<number> {
   const path = resolve(source);
   const name = flag(flags, 'name') ?? `${format}:${basename(path)}`;
   const promote = flag(flags, 'promote') === 'true';
-  const config = loadConfig();
-  await ensureDatabase(config.DATABASE_URL);
-  const sql = connectSql(config.DATABASE_URL, 2);
+  const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+  const app = await createApp(config);
   try {
-    await migrate(sql);
-    const res = await ingestVersion(sql, { name, sources: [{ format, uri: path }], promote }, (n) => {
-      if (process.stderr.isTTY) process.stderr.write(`\r${n} entities…`);
-    });
-    if (process.stderr.isTTY) process.stderr.write('\n');
-    for (const i of res.issues.slice(0, 20)) {
+    const created = await createVersion(app.sql, { name, sources: [{ format, uri: path }] });
+    let version;
+    try {
+      version = await buildVersion(app, created.id);
+    } catch (err) {
+      process.stderr.write(`dataset version ${created.id} "${name}" failed: ${(err as Error).message}\n`);
+      return 1;
+    }
+    if (promote) version = await promoteAndAnnounce(app, version.id);
+    const s = version.stats;
+    for (const i of s.first_issues ?? []) {
       process.stderr.write(`issue: ${i.file}:${i.line}${i.field ? ` [${i.field}]` : ''} ${i.message}\n`);
     }
-    if (res.stats.issues > 20) process.stderr.write(`… and ${res.stats.issues - 20} more issues\n`);
-    const s = res.stats;
-    const bySchema = Object.entries(s.by_schema)
+    if ((s.issues ?? 0) > (s.first_issues?.length ?? 0)) {
+      process.stderr.write(`… ${(s.issues ?? 0) - (s.first_issues?.length ?? 0)} more issues\n`);
+    }
+    const bySchema = Object.entries(s.by_schema ?? {})
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
     process.stdout.write(
-      `dataset version ${res.version_id} "${name}" ready${res.promoted ? ' and promoted (active)' : ''}\n` +
+      `dataset version ${version.id} "${name}" ready${promote ? ' and promoted (active)' : ''}\n` +
         `entities: ${s.entities} (${bySchema})\nnames: ${s.names}\nissues: ${s.issues}\nbuild_ms: ${s.build_ms}\n`,
     );
     return 0;
   } finally {
-    await sql.end({ timeout: 5 });
+    await app.shutdown();
   }
 }

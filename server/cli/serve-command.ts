@@ -12,13 +12,16 @@ export async function serve(_argv: string[]): Promise<number> {
   let demo: { id: string; secret_key: string; publishable_key: string } | undefined;
   if (config.NODE_ENV === 'development' && config.DEMO) {
     if (!(await activeVersion(sql))) {
-      const res = await ingestVersion(sql, {
+      const res = await ingestVersion(app, {
         name: 'demo (fictional entries)',
         sources: [{ format: 'ofac_sdn_csv', uri: DEMO_DATASET_DIR }],
         notes: 'Fictional demo list shipped with Veriscreen; load real lists with `bin/veriscreen ingest`',
         promote: true,
       });
-      log.info({ version: res.version_id, entities: res.stats.entities }, 'demo dataset loaded and promoted');
+      log.info(
+        { version: res.version.id, entities: res.version.stats.entities },
+        'demo dataset loaded and promoted',
+      );
     }
     const [existing] = await sql<
       { id: string }[]
@@ -37,6 +40,7 @@ export async function serve(_argv: string[]): Promise<number> {
   }
 
   await app.loadActiveDataset();
+  await app.startBackground();
   const port = await app.listen(config.HOST, config.PORT);
   const url = `http://${config.HOST}:${port}`;
   const lines = [

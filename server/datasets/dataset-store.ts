@@ -1,12 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { Entity, IngestIssue } from '../../ingest/entity.js';
 import { readSource } from '../../ingest/index.js';
-import { buildIndex } from '../../matcher/index.js';
+import { buildIndex, deserializeIndex, serializeIndex } from '../../matcher/index.js';
 import type { IndexData } from '../../matcher/types.js';
 import type { Sql } from '../db/sql.js';
+import type { ObjectStore } from '../storage/s3.js';
+import { checksumPath, localSource } from './source-fetch.js';
 
 export interface SourceSpec {
   format: string;
-  /** a local path (file:// URIs are accepted) */
+  /** file:///…, a local path, s3://bucket/key (or prefix/ for directory formats), https://… */
   uri: string;
 }
 
@@ -16,133 +19,236 @@ export interface DatasetStats {
   by_schema: Record<string, number>;
   by_dataset: Record<string, number>;
   by_source: Record<string, number>;
+  scripts: Record<string, number>;
   issues: number;
+  first_issues: IngestIssue[];
+  checksum: string;
+  index_bytes: number;
   build_ms: number;
 }
 
-export interface IngestResult {
-  version_id: string;
+export interface VersionRow {
+  id: string;
+  seq: string;
   name: string;
-  stats: DatasetStats;
-  issues: IngestIssue[];
-  promoted: boolean;
+  status: 'building' | 'ready' | 'failed' | 'active';
+  sources: SourceSpec[];
+  stats: Partial<DatasetStats>;
+  notes: string | null;
+  error: string | null;
+  artifact_key: string | null;
+  checksum: string | null;
+  created_at: Date;
+  ready_at: Date | null;
+  promoted_at: Date | null;
+  retired_at: Date | null;
+}
+
+export interface DatasetDeps {
+  sql: Sql;
+  store: ObjectStore;
 }
 
 const INSERT_BATCH = 1000;
-const MAX_ISSUES_KEPT = 1000;
+const FIRST_ISSUES_KEPT = 20;
 
-const localPath = (uri: string) => (uri.startsWith('file://') ? new URL(uri).pathname : uri);
+export class BuildError extends Error {}
 
-/** Parses the sources into a new dataset version stored in Postgres (status ready), optionally promoting it. */
-export async function ingestVersion(
+export async function createVersion(
   sql: Sql,
-  opts: { name: string; sources: SourceSpec[]; notes?: string; promote?: boolean },
-  onProgress?: (entities: number) => void,
-): Promise<IngestResult> {
-  const started = performance.now();
-  const [version] = await sql<{ id: string }[]>`
+  opts: { name: string; sources: SourceSpec[]; notes?: string | undefined },
+): Promise<VersionRow> {
+  const [row] = await sql<VersionRow[]>`
     insert into dataset_versions (name, status, sources, notes)
     values (${opts.name}, 'building', ${sql.json(opts.sources as unknown as Parameters<typeof sql.json>[0])}, ${opts.notes ?? null})
-    returning id`;
-  if (!version) throw new Error('dataset version insert returned nothing');
+    returning *`;
+  if (!row) throw new Error('dataset version insert returned nothing');
+  return row;
+}
+
+export async function getVersion(sql: Sql, id: string): Promise<VersionRow | undefined> {
+  const [row] = await sql<VersionRow[]>`select * from dataset_versions where id = ${id}`;
+  return row;
+}
+
+const artifactKey = (id: string) => `indexes/${id}.vsix`;
+
+/** Parses every source of a building version, stores its entities, builds and uploads the index artifact and marks
+ * it ready — or failed with the reason. Idempotent: a redelivered job for a finished version does nothing, and one
+ * for a version whose earlier build died half-way starts it again. Never touches the active version. */
+export async function buildVersion(deps: DatasetDeps, versionId: string): Promise<VersionRow> {
+  const { sql, store } = deps;
+  const version = await getVersion(sql, versionId);
+  if (!version) throw new BuildError(`dataset version ${versionId} not found`);
+  if (version.status !== 'building') return version;
+  const started = performance.now();
+  await sql`delete from dataset_entities where version_id = ${versionId}`;
   const stats: DatasetStats = {
     entities: 0,
     names: 0,
     by_schema: {},
     by_dataset: {},
     by_source: {},
+    scripts: {},
     issues: 0,
+    first_issues: [],
+    checksum: '',
+    index_bytes: 0,
     build_ms: 0,
   };
-  const issues: IngestIssue[] = [];
   const onIssue = (i: IngestIssue) => {
     stats.issues++;
-    if (issues.length < MAX_ISSUES_KEPT) issues.push(i);
+    if (stats.first_issues.length < FIRST_ISSUES_KEPT) stats.first_issues.push(i);
   };
+  const entities: Entity[] = [];
   const seen = new Set<string>();
+  const checksums: string[] = [];
   try {
-    let batch: { version_id: string; entity_id: string; data: unknown }[] = [];
+    let batch: Record<string, unknown>[] = [];
     const flush = async () => {
       if (!batch.length) return;
-      await sql`insert into dataset_entities ${sql(batch as Record<string, unknown>[])}`;
+      await sql`insert into dataset_entities ${sql(batch)}`;
       batch = [];
-      onProgress?.(stats.entities);
     };
-    for (const src of opts.sources) {
-      for await (const e of readSource(src.format, localPath(src.uri), onIssue)) {
-        if (seen.has(e.entity_id)) {
-          onIssue({
-            file: src.uri,
-            line: 0,
-            field: 'entity_id',
-            message: `duplicate entity ${e.entity_id}: later one skipped`,
+    for (const src of version.sources) {
+      const local = await localSource(src.uri, store);
+      try {
+        checksums.push(`${src.format}:${await checksumPath(local.path)}`);
+        let fromSource = 0;
+        const issuesBefore = stats.issues;
+        const firstIssueAt = stats.first_issues.length;
+        for await (const e of readSource(src.format, local.path, onIssue)) {
+          if (seen.has(e.entity_id)) {
+            onIssue({
+              file: src.uri,
+              line: 0,
+              field: 'entity_id',
+              message: `duplicate entity ${e.entity_id}: later one skipped`,
+            });
+            continue;
+          }
+          seen.add(e.entity_id);
+          fromSource++;
+          entities.push(e);
+          stats.entities++;
+          stats.names += e.names.length;
+          stats.by_schema[e.schema] = (stats.by_schema[e.schema] ?? 0) + 1;
+          stats.by_source[e.source] = (stats.by_source[e.source] ?? 0) + 1;
+          for (const d of e.datasets) stats.by_dataset[d] = (stats.by_dataset[d] ?? 0) + 1;
+          for (const n of e.names) {
+            const script = n.script ?? 'Zyyy';
+            stats.scripts[script] = (stats.scripts[script] ?? 0) + 1;
+          }
+          batch.push({
+            version_id: versionId,
+            entity_id: e.entity_id,
+            data: sql.json(e as unknown as Parameters<typeof sql.json>[0]),
           });
-          continue;
+          if (batch.length >= INSERT_BATCH) await flush();
         }
-        seen.add(e.entity_id);
-        stats.entities++;
-        stats.names += e.names.length;
-        stats.by_schema[e.schema] = (stats.by_schema[e.schema] ?? 0) + 1;
-        stats.by_source[e.source] = (stats.by_source[e.source] ?? 0) + 1;
-        for (const d of e.datasets) stats.by_dataset[d] = (stats.by_dataset[d] ?? 0) + 1;
-        batch.push({
-          version_id: version.id,
-          entity_id: e.entity_id,
-          data: sql.json(e as unknown as Parameters<typeof sql.json>[0]),
-        });
-        if (batch.length >= INSERT_BATCH) await flush();
+        // a file that yields nothing, or more bad rows than good ones, is corrupt: fail rather than serve half a list
+        const bad = stats.issues - issuesBefore;
+        if (fromSource === 0 || bad > fromSource) {
+          const first = stats.first_issues[firstIssueAt];
+          const where = first
+            ? ` (first: ${first.file}:${first.line}${first.field ? ` [${first.field}]` : ''} ${first.message})`
+            : '';
+          throw new BuildError(
+            `source ${src.format} ${src.uri} is unusable: ${fromSource} entities parsed, ${bad} bad rows${where}`,
+          );
+        }
+      } finally {
+        await local.cleanup();
       }
     }
     await flush();
+    const index = buildIndex(entities, versionId);
+    const artifact = serializeIndex(index);
+    await store.put(artifactKey(versionId), artifact);
+    stats.index_bytes = artifact.length;
+    stats.checksum = createHash('sha256').update(checksums.join('\n')).digest('hex');
     stats.build_ms = Math.round(performance.now() - started);
-    await sql`
-      update dataset_versions set status = 'ready', ready_at = now(),
-        stats = ${sql.json(stats as unknown as Parameters<typeof sql.json>[0])}
-      where id = ${version.id}`;
+    const [row] = await sql<VersionRow[]>`
+      update dataset_versions set status = 'ready', ready_at = now(), artifact_key = ${artifactKey(versionId)},
+        checksum = ${stats.checksum}, stats = ${sql.json(stats as unknown as Parameters<typeof sql.json>[0])}
+      where id = ${versionId} and status = 'building'
+      returning *`;
+    return row ?? (await getVersion(sql, versionId)) ?? version;
   } catch (err) {
-    // a failed build never touches the active version; it stays visible as failed, with the reason
-    await sql`update dataset_versions set status = 'failed', error = ${(err as Error).message} where id = ${version.id}`;
-    await sql`delete from dataset_entities where version_id = ${version.id}`;
+    await markFailed(sql, versionId, err);
     throw err;
   }
-  if (opts.promote) await promoteVersion(sql, version.id);
-  return { version_id: version.id, name: opts.name, stats, issues, promoted: !!opts.promote };
 }
 
-/** Makes a ready version the active one; the previous active version goes back to ready (retired). */
-export async function promoteVersion(sql: Sql, versionId: string): Promise<void> {
-  await sql.begin(async (tx) => {
+export async function markFailed(sql: Sql, versionId: string, err: unknown): Promise<void> {
+  await sql`
+    update dataset_versions set status = 'failed', error = ${(err as Error).message ?? String(err)}
+    where id = ${versionId} and status = 'building'`;
+  await sql`delete from dataset_entities where version_id = ${versionId}`;
+}
+
+export class PromoteError extends Error {
+  constructor(
+    readonly reason: 'not_found' | 'not_ready',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Makes a ready version the active one; the previous active version goes back to ready (retired_at set).
+ * Promoting an older version is the rollback. */
+export async function promoteVersion(sql: Sql, versionId: string): Promise<VersionRow> {
+  return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(7351002)`;
-    const [v] = await tx<
-      { status: string }[]
-    >`select status from dataset_versions where id = ${versionId} for update`;
-    if (!v) throw new Error(`dataset version ${versionId} not found`);
-    if (v.status === 'active') return;
-    if (v.status !== 'ready')
-      throw new Error(`dataset version ${versionId} is ${v.status}; only a ready version can be promoted`);
+    const [v] = await tx<VersionRow[]>`select * from dataset_versions where id = ${versionId} for update`;
+    if (!v) throw new PromoteError('not_found', `dataset version ${versionId} not found`);
+    if (v.status === 'active') return v;
+    if (v.status !== 'ready') {
+      throw new PromoteError(
+        'not_ready',
+        `dataset version ${versionId} is ${v.status}; only a ready version can be promoted`,
+      );
+    }
     await tx`update dataset_versions set status = 'ready', retired_at = now() where status = 'active'`;
-    await tx`update dataset_versions set status = 'active', promoted_at = now(), retired_at = null where id = ${versionId}`;
+    const [row] = await tx<VersionRow[]>`
+      update dataset_versions set status = 'active', promoted_at = now(), retired_at = null
+      where id = ${versionId} returning *`;
+    if (!row) throw new Error('promote update returned nothing');
+    return row;
   });
 }
 
-export async function activeVersion(sql: Sql): Promise<{ id: string; name: string } | undefined> {
-  const [v] = await sql<
-    { id: string; name: string }[]
-  >`select id, name from dataset_versions where status = 'active'`;
+export async function activeVersion(sql: Sql): Promise<VersionRow | undefined> {
+  const [v] = await sql<VersionRow[]>`select * from dataset_versions where status = 'active'`;
   return v;
 }
 
-/** Loads a stored version's entities and builds the matcher index for it. */
-export async function buildVersionIndex(sql: Sql, versionId: string): Promise<IndexData> {
+/** The index of a version: its S3 artifact when present (no rebuild), else rebuilt from the stored entities. */
+export async function loadVersionIndex(deps: DatasetDeps, versionId: string): Promise<IndexData> {
+  const v = await getVersion(deps.sql, versionId);
+  if (v?.artifact_key) {
+    const buf = await deps.store.get(v.artifact_key);
+    if (buf) return deserializeIndex(buf);
+  }
   const entities: Entity[] = [];
-  // cursor in chunks: the whole version is never one giant result set in flight
-  await sql<
-    { data: Entity }[]
-  >`select data from dataset_entities where version_id = ${versionId} order by entity_id`.cursor(
+  await deps.sql<{ data: Entity }[]>`
+    select data from dataset_entities where version_id = ${versionId} order by entity_id`.cursor(
     2000,
     (rows) => {
       for (const r of rows) entities.push(r.data);
     },
   );
   return buildIndex(entities, versionId);
+}
+
+/** CLI path: create, build in this process, optionally promote. */
+export async function ingestVersion(
+  deps: DatasetDeps,
+  opts: { name: string; sources: SourceSpec[]; notes?: string; promote?: boolean },
+): Promise<{ version: VersionRow; promoted: boolean }> {
+  const created = await createVersion(deps.sql, opts);
+  let version = await buildVersion(deps, created.id);
+  if (opts.promote) version = await promoteVersion(deps.sql, created.id);
+  return { version, promoted: !!opts.promote };
 }

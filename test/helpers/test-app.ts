@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import postgres from 'postgres';
 import { type App, createApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
@@ -22,9 +26,13 @@ export interface TestApp {
 
 /** A fresh database per test file, an app built by the factory, listening on a free port. */
 export async function startTestApp(
-  opts: { sources?: SourceSpec[] | null; env?: Record<string, string> } = {},
+  opts: { sources?: SourceSpec[] | null; env?: Record<string, string>; join?: TestApp } = {},
 ): Promise<TestApp> {
-  const dbName = `vs_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  if (opts.join) return joinTestApp(opts.join, opts.env);
+  const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
+  const dbName = `vs_test_${id}`;
+  const s3Dir = join(tmpdir(), `vs-test-s3-${id}`);
+  const ns = `vt${id}`.toLowerCase();
   const dbUrl = `${PG_BASE}/${dbName}`;
   const adminToken = `test-admin-${randomBytes(12).toString('hex')}`;
   const config = loadConfig({
@@ -34,14 +42,19 @@ export async function startTestApp(
     DATABASE_URL: dbUrl,
     ADMIN_TOKEN: adminToken,
     MATCHER_THREADS: '1',
+    // isolation from every other test app on this machine: own S3 server, own NATS streams and KV bucket
+    LOCAL_S3_PORT: '0',
+    LOCAL_S3_DIR: s3Dir,
+    NATS_NAMESPACE: ns,
     ...opts.env,
   });
   const app = await createApp(config);
   const sources = opts.sources === undefined ? [DEMO_SOURCE] : opts.sources;
   if (sources) {
-    await ingestVersion(app.sql, { name: 'test', sources, promote: true });
+    await ingestVersion(app, { name: 'test', sources, promote: true });
     await app.loadActiveDataset();
   }
+  await app.startBackground();
   const port = await app.listen('127.0.0.1', 0);
   return {
     app,
@@ -49,10 +62,50 @@ export async function startTestApp(
     adminToken,
     dbUrl,
     async close() {
+      await dropNamespace(app, ns);
       await app.shutdown();
       await dropDatabase(dbName);
+      await rm(s3Dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A second process of the same deployment: same database, NATS namespace and S3. */
+async function joinTestApp(first: TestApp, env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_URL: first.dbUrl,
+    ADMIN_TOKEN: first.adminToken,
+    MATCHER_THREADS: '1',
+    NATS_NAMESPACE: first.app.config.NATS_NAMESPACE,
+    S3_ENDPOINT: first.app.s3Endpoint ?? '',
+    S3_ACCESS_KEY_ID: 'S3RVER',
+    S3_SECRET_ACCESS_KEY: 'S3RVER',
+    ...env,
+  });
+  const app = await createApp(config);
+  await app.loadActiveDataset();
+  await app.startBackground();
+  const port = await app.listen('127.0.0.1', 0);
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    adminToken: first.adminToken,
+    dbUrl: first.dbUrl,
+    close: () => app.shutdown(),
+  };
+}
+
+async function dropNamespace(app: App, ns: string): Promise<void> {
+  if (app.nats.isClosed()) return;
+  const jsm = await jetstreamManager(app.nats);
+  await jsm.streams.delete(`${ns}_jobs`).catch(() => {});
+  await new Kvm(app.nats)
+    .open(`${ns}_state`)
+    .then((kv) => kv.destroy())
+    .catch(() => {});
 }
 
 export async function dropDatabase(name: string): Promise<void> {

@@ -28,7 +28,6 @@ describe('before any dataset version is active', () => {
     const [row] = await t.app.sql`select consumed from tenants where id = ${tenant.id}`;
     expect(row?.consumed).toBe(0);
   });
-
 });
 
 describe('graceful shutdown', () => {

@@ -13,7 +13,11 @@ async function* chunked(text: string, size: number): AsyncGenerator<string> {
 async function tokenize(text: string, size: number, delimiter = ','): Promise<[string[][], IngestIssue[]]> {
   const issues: IngestIssue[] = [];
   const out: string[][] = [];
-  for await (const r of readCsv(chunked(text, size), { file: 't.csv', onIssue: (i) => issues.push(i), delimiter })) {
+  for await (const r of readCsv(chunked(text, size), {
+    file: 't.csv',
+    onIssue: (i) => issues.push(i),
+    delimiter,
+  })) {
     out.push(r.fields);
   }
   return [out, issues];

@@ -38,7 +38,10 @@ describe('ofac_sdn_csv — fixture', () => {
     expect(namesOf(org, 'weak')).toEqual(['FQT']);
     expect(org.countries).toEqual(['RU', 'PS']);
     expect(org.identifiers).toContainEqual({ type: 'lei', value: '253400V1H6ART1UQ0N98' });
-    expect(org.identifiers).toContainEqual({ type: 'crypto_wallet', value: '12QTD5BFWRSDNSAZY76UVE1XYCGNTOJH9H' });
+    expect(org.identifiers).toContainEqual({
+      type: 'crypto_wallet',
+      value: '12QTD5BFWRSDNSAZY76UVE1XYCGNTOJH9H',
+    });
 
     const v = byId.get('103')!;
     expect(v.schema).toBe('Vessel');
@@ -84,7 +87,12 @@ describe('ofac_sdn_csv — fixture', () => {
     const { entities, issues, byId } = await collect('ofac_sdn_csv', `${repoRoot}/ingest/fixtures/demo`);
     expect(issues).toEqual([]);
     expect(entities).toHaveLength(25);
-    expect(countBy(entities, (e) => e.schema)).toEqual({ Person: 13, Organization: 9, Vessel: 2, Aircraft: 1 });
+    expect(countBy(entities, (e) => e.schema)).toEqual({
+      Person: 13,
+      Organization: 9,
+      Vessel: 2,
+      Aircraft: 1,
+    });
     for (const e of entities) {
       expect(e.programs).toContain('DEMO');
       expect(e.notes).toMatch(/^FICTIONAL DEMO ENTRY/m);

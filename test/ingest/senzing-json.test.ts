@@ -47,7 +47,12 @@ describe.skipIf(!hasSharedData)('senzing_json — real data', () => {
       dataPath('opensanctions/watchman/us_congress_senzing.json'),
     );
     expect(countBy(entities, (e) => e.schema)).toEqual({ Person: 1317 });
-    expect(countBy(entities.flatMap((e) => e.names), (n) => n.kind)).toEqual({ primary: 1317, alias: 33 });
+    expect(
+      countBy(
+        entities.flatMap((e) => e.names),
+        (n) => n.kind,
+      ),
+    ).toEqual({ primary: 1317, alias: 33 });
     // The two position records ("United States representative" / "senator") are skipped and reported.
     expect(issues.map((i) => i.field)).toEqual(['RECORD_TYPE', 'RECORD_TYPE']);
     expect(byId.has('Q13218630')).toBe(false);

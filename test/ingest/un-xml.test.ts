@@ -76,7 +76,22 @@ describe.skipIf(!hasSharedData)('un_xml — real data', () => {
     expect(adl.nationalities).toEqual(['EG']);
     const programs = new Set(entities.flatMap((e) => e.programs));
     expect(programs).toEqual(
-      new Set(['Al-Qaida', 'DPRK', 'Taliban', 'Iran', 'Iraq', 'DRC', 'Libya', 'Somalia', 'CAR', 'Haiti', 'Yemen', 'GB', 'Sudan', 'SouthSudan']),
+      new Set([
+        'Al-Qaida',
+        'DPRK',
+        'Taliban',
+        'Iran',
+        'Iraq',
+        'DRC',
+        'Libya',
+        'Somalia',
+        'CAR',
+        'Haiti',
+        'Yemen',
+        'GB',
+        'Sudan',
+        'SouthSudan',
+      ]),
     );
   });
 });

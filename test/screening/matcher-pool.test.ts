@@ -25,7 +25,9 @@ describe('MatcherPool', () => {
   afterAll(() => pool.close());
 
   it('refuses screens before any dataset version is loaded (503 matcher_unavailable)', async () => {
-    await expect(pool.screen({ name: 'x' }, { datasets: ['sanctions'], policy: DEFAULT_POLICY })).rejects.toMatchObject({
+    await expect(
+      pool.screen({ name: 'x' }, { datasets: ['sanctions'], policy: DEFAULT_POLICY }),
+    ).rejects.toMatchObject({
       code: 'matcher_unavailable',
       status: 503,
     });
@@ -33,23 +35,35 @@ describe('MatcherPool', () => {
 
   it('answers from the loaded version and sheds load beyond its queue bound with 503 overloaded', async () => {
     await pool.load(buildIndex([entity('1', 'Ivan Demovsky'), entity('2', 'Olga Testova')], 'v1'));
-    const one = await pool.screen({ name: 'Ivan Demovsky' }, { datasets: ['sanctions'], policy: DEFAULT_POLICY });
+    const one = await pool.screen(
+      { name: 'Ivan Demovsky' },
+      { datasets: ['sanctions'], policy: DEFAULT_POLICY },
+    );
     expect(one.dataset_version).toBe('v1');
     expect(one.matches[0]?.source_id).toBe('1');
 
     const burst = await Promise.allSettled(
-      Array.from({ length: 50 }, () => pool.screen({ name: 'Olga Testova' }, { datasets: ['sanctions'], policy: DEFAULT_POLICY })),
+      Array.from({ length: 50 }, () =>
+        pool.screen({ name: 'Olga Testova' }, { datasets: ['sanctions'], policy: DEFAULT_POLICY }),
+      ),
     );
-    const refused = burst.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as ApiError);
+    const refused = burst
+      .filter((r) => r.status === 'rejected')
+      .map((r) => (r as PromiseRejectedResult).reason as ApiError);
     expect(refused.length).toBeGreaterThan(0);
-    expect(refused.every((e) => e instanceof ApiError && e.code === 'overloaded' && e.status === 503)).toBe(true);
+    expect(refused.every((e) => e instanceof ApiError && e.code === 'overloaded' && e.status === 503)).toBe(
+      true,
+    );
     expect(refused[0]?.headers).toEqual({ 'retry-after': '1' });
     expect(burst.some((r) => r.status === 'fulfilled')).toBe(true);
   });
 
   it('switches to a newly loaded version; screens then report the new version', async () => {
     await pool.load(buildIndex([entity('3', 'Petra Newlisted')], 'v2'));
-    const r = await pool.screen({ name: 'Petra Newlisted' }, { datasets: ['sanctions'], policy: DEFAULT_POLICY });
+    const r = await pool.screen(
+      { name: 'Petra Newlisted' },
+      { datasets: ['sanctions'], policy: DEFAULT_POLICY },
+    );
     expect(r.dataset_version).toBe('v2');
     expect(r.matches.map((m) => m.source_id)).toEqual(['3']);
   });

@@ -1,0 +1,610 @@
+// Matching-engine benchmark: quality on the shared development sets and speed on the real lists and on a
+// deterministic synthetic 1,000,000-entity set, measured in one run. Writes nothing; prints a table.
+// Run: npm run bench:matcher   (needs ../shared/data or VERISCREEN_SHARED_DATA)
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import * as fuzz from 'fuzzball';
+import { Piscina } from 'piscina';
+import { countryCode } from '../ingest/countries.js';
+import { AML_DATASETS, type Entity } from '../ingest/entity.js';
+import { FORMATS, readSource } from '../ingest/index.js';
+import {
+  buildIndex,
+  compare,
+  DEFAULT_POLICY,
+  type IndexData,
+  openIndex,
+  type Screener,
+  type ScreenOptions,
+  type ScreenResult,
+  type ScreenSubject,
+} from '../matcher/index.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SHARED = process.env.VERISCREEN_SHARED_DATA ?? path.resolve(ROOT, '../shared/data');
+const SYNTH_N = Number(process.env.BENCH_SYNTH_N ?? 1_000_000);
+const BRUTE_SAMPLE = Number(process.env.BENCH_BRUTE_SAMPLE ?? 200);
+
+if (!existsSync(path.join(SHARED, 'matching_cases'))) {
+  process.stderr.write(
+    `bench:matcher needs the shared list data (matching_cases/, un_sc/, ofac_sdn/ …) at ${SHARED}.\n` +
+      'Set VERISCREEN_SHARED_DATA or put the data in ../shared/data beside the repo.\n',
+  );
+  process.exit(2);
+}
+
+v8.setFlagsFromString('--expose-gc');
+const gcFn = runInNewContext('gc') as (() => void) | undefined;
+const gc = (): void => {
+  if (gcFn) {
+    gcFn();
+    gcFn();
+  }
+};
+const log = (s: string): void => {
+  process.stderr.write(`[bench] ${s}\n`);
+};
+const MB = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
+
+// ---- small helpers -------------------------------------------------------------------------------------
+
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let inQ = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (inQ) {
+      if (ch === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else inQ = false;
+      } else field += ch;
+    } else if (ch === '"') inQ = true;
+    else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += ch;
+  }
+  if (field.length || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows.filter((r) => r.length > 1 || (r[0] ?? '') !== '');
+}
+
+/** Rows as objects keyed by the header line. */
+function readTable(rel: string): Record<string, string>[] {
+  const rows = parseCsv(readFileSync(path.join(SHARED, rel), 'utf8'));
+  const head = rows[0] ?? [];
+  return rows.slice(1).map((r) => Object.fromEntries(head.map((h, i) => [h, r[i] ?? ''])));
+}
+
+interface Prf {
+  p: number;
+  r: number;
+  f1: number;
+  tp: number;
+  fp: number;
+  fn: number;
+  tn: number;
+}
+function prf(tp: number, fp: number, fn: number, tn: number): Prf {
+  const p = tp / Math.max(1, tp + fp);
+  const r = tp / Math.max(1, tp + fn);
+  return { p, r, f1: p + r > 0 ? (2 * p * r) / (p + r) : 0, tp, fp, fn, tn };
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1)))]!;
+}
+
+const DOB_RE = /^\d{4}(-\d{2}(-\d{2})?)?$/;
+/** A benchmark CSV row as the customer record a bank would screen. */
+function subjectOf(row: Record<string, string>): ScreenSubject {
+  const s: ScreenSubject = { name: row['full_name'] ?? '' };
+  const dob = (row['date_of_birth'] ?? '').trim();
+  if (DOB_RE.test(dob)) s.date_of_birth = dob;
+  const nat = (row['nationality'] ?? '').trim();
+  if (nat) {
+    const c = countryCode(nat);
+    if (c) s.nationality = c;
+  }
+  if ((row['gender'] ?? '').trim()) s.type = 'person';
+  return s;
+}
+
+const OPTIONS: ScreenOptions = { datasets: [...AML_DATASETS], policy: DEFAULT_POLICY, limit: 10 };
+const T_REVIEW = DEFAULT_POLICY.review_threshold;
+
+// ---- lists ---------------------------------------------------------------------------------------------
+
+const LISTS: { format: string; rel: string }[] = [
+  { format: 'ofac_sdn_csv', rel: 'ofac_sdn' },
+  { format: 'ofac_cons_csv', rel: 'ofac_cons' },
+  { format: 'un_xml', rel: 'un_sc/UN_consolidated.xml' },
+  { format: 'ftm_json', rel: 'opensanctions/yente_fixtures' },
+  { format: 'senzing_json', rel: 'opensanctions/watchman/us_congress_senzing.json' },
+  { format: 'us_csl_csv', rel: 'us_csl/consolidated.csv.gz' },
+  { format: 'uk_csv', rel: 'uk_sanctions_list_derived' },
+  { format: 'bis_dpl_tsv', rel: 'us_bis_dpl/dpl.txt' },
+];
+
+async function loadList(format: string, rel: string): Promise<Entity[] | undefined> {
+  if (!FORMATS.includes(format)) return undefined;
+  const p = path.join(SHARED, rel);
+  if (!existsSync(p)) return undefined;
+  const out: Entity[] = [];
+  for await (const e of readSource(format, p, () => {})) out.push(e);
+  return out;
+}
+
+const report: string[] = [];
+const row = (label: string, ours: string, extra = ''): void => {
+  report.push(`| ${label.padEnd(46)} | ${ours.padEnd(34)} | ${extra}`);
+};
+const section = (title: string): void => {
+  report.push('');
+  report.push(`## ${title}`);
+  report.push(`| ${'measure'.padEnd(46)} | ${'veriscreen'.padEnd(34)} | reference / target`);
+  report.push(`|${'-'.repeat(48)}|${'-'.repeat(36)}|${'-'.repeat(30)}`);
+};
+const pct = (x: number, d = 1): string => `${(100 * x).toFixed(d)} %`;
+const fmtPrf = (m: Prf): string => `F1 ${m.f1.toFixed(3)} P ${m.p.toFixed(3)} R ${m.r.toFixed(3)}`;
+
+const tStart = performance.now();
+const loaded: { format: string; n: number; entities: Entity[] }[] = [];
+const missing: string[] = [];
+for (const l of LISTS) {
+  const t = performance.now();
+  const ents = await loadList(l.format, l.rel);
+  if (!ents) {
+    missing.push(l.format);
+    continue;
+  }
+  loaded.push({ format: l.format, n: ents.length, entities: ents });
+  log(`loaded ${l.format}: ${ents.length} entities in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
+const byFormat = (f: string): Entity[] => loaded.find((l) => l.format === f)?.entities ?? [];
+const allEntities = loaded.flatMap((l) => l.entities);
+
+// ---- quality: pairwise sets ----------------------------------------------------------------------------
+
+section(`Quality (review threshold ${T_REVIEW})`);
+{
+  const cases = readTable('matching_cases/nomenklatura/cases.csv');
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  let tn = 0;
+  for (const c of cases) {
+    const hit = compare(c['schema']!, c['name1']!, c['name2']!).score >= T_REVIEW;
+    const y = c['is_match'] === 'true';
+    if (hit && y) tp++;
+    else if (hit) fp++;
+    else if (y) fn++;
+    else tn++;
+  }
+  const ours = prf(tp, fp, fn, tn);
+  const frozen = readTable('matching_cases/nomenklatura/logicv2-frozen.csv');
+  const oc = { TP: 0, FP: 0, FN: 0, TN: 0 } as Record<string, number>;
+  for (const f of frozen) oc[f['outcome']!] = (oc[f['outcome']!] ?? 0) + 1;
+  const lv2 = prf(oc['TP']!, oc['FP']!, oc['FN']!, oc['TN']!);
+  row(
+    `nomenklatura cases.csv (${cases.length} pairs)`,
+    fmtPrf(ours),
+    `logic-v2 (${frozen.length}): ${fmtPrf(lv2)}`,
+  );
+  row('  target', '', 'F1 ≥ 0.92 with P ≥ 0.90');
+
+  const cross = readFileSync(path.join(SHARED, 'matching_cases/watchman/cross_script_pairs.csv'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#') && !l.startsWith('Query,'));
+  let pass = 0;
+  for (const l of cross) {
+    const [q, m, min] = l.split(',');
+    if (compare('Person', q!, m!).score >= Number(min)) pass++;
+  }
+  row(
+    'watchman cross-script pairs (score ≥ Min Score)',
+    `${pass}/${cross.length}`,
+    `target ${cross.length}/${cross.length}`,
+  );
+}
+
+// ---- quality: screening against real lists ------------------------------------------------------------
+
+function screenRecall(
+  sc: Screener,
+  rows: Record<string, string>[],
+): { hits: number; n: number; times: number[] } {
+  let hits = 0;
+  const times: number[] = [];
+  for (const r of rows) {
+    const s = subjectOf(r);
+    if (!s.name.trim()) continue;
+    const t = performance.now();
+    const res = sc.screen(s, OPTIONS);
+    times.push(performance.now() - t);
+    if (res.matches.length > 0) hits++;
+  }
+  return { hits, n: times.length, times };
+}
+
+const B = 'matching_cases/yente_candidate_generation_benchmark/';
+{
+  const un = byFormat('un_xml');
+  if (un.length > 0) {
+    const sc = openIndex(buildIndex(un, 'un'));
+    const u = screenRecall(sc, readTable(B + 'positives_un_untreated.csv'));
+    row(
+      `UN positives untreated vs UN list (${u.n})`,
+      `recall ${pct(u.hits / u.n)} (${u.hits})`,
+      'target ≥ 99 %',
+    );
+    const t = screenRecall(sc, readTable(B + 'positives_un_treated.csv'));
+    row(
+      `UN positives treated vs UN list (${t.n})`,
+      `recall ${pct(t.hits / t.n)} (${t.hits})`,
+      'target ≥ 95 %',
+    );
+  } else row('UN positives', 'skipped: un_xml not available');
+  const cg = byFormat('senzing_json');
+  if (cg.length > 0) {
+    const sc = openIndex(buildIndex(cg, 'congress'));
+    const c = screenRecall(sc, readTable(B + 'positives_us_congress_untreated.csv'));
+    row(
+      `US Congress positives vs Congress PEPs (${c.n})`,
+      `recall ${pct(c.hits / c.n)} (${c.hits})`,
+      'target ≥ 98 %',
+    );
+  } else row('US Congress positives', 'skipped: senzing_json not available');
+  const sdn = byFormat('ofac_sdn_csv');
+  if (sdn.length > 0) {
+    const sc = openIndex(buildIndex(sdn, 'sdn'));
+    // the list entry is found by its SDN name, the way an analyst would look it up
+    const target = sdn.find((e) => e.names.some((n) => /^PUTIN, Vladimir Vladimirovich$/i.test(n.value)));
+    const names = readFileSync(path.join(SHARED, 'matching_cases/nomenklatura/putin_names.txt'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    let hit = 0;
+    for (const n of names)
+      if (sc.screen({ name: n }, OPTIONS).matches.some((m) => m.entity_id === target?.entity_id)) hit++;
+    row(
+      `Putin spellings vs OFAC SDN 2024 (${names.length})`,
+      `${hit}/${names.length} (${pct(hit / names.length)})`,
+      'target ≥ 90 %',
+    );
+  }
+}
+
+// ---- all lists together: build, negatives, latency -----------------------------------------------------
+
+gc();
+const rss0 = process.memoryUsage().rss;
+const tb = performance.now();
+const allIndex = buildIndex(allEntities, 'all');
+const allBuildMs = performance.now() - tb;
+gc();
+const allRss = process.memoryUsage().rss - rss0;
+const sabBytes = (d: IndexData): number => Object.values(d.buffers).reduce((a, b) => a + b.byteLength, 0);
+const allSab = sabBytes(allIndex);
+const allNames = Number(allIndex.meta['names']);
+const screener = openIndex(allIndex);
+log(`all lists: ${allEntities.length} entities, ${allNames} names, built in ${allBuildMs.toFixed(0)} ms`);
+
+const negatives = [...readTable(B + 'negatives_global.csv'), ...readTable(B + 'negatives_us.csv')];
+const negSubjects = negatives.map(subjectOf).filter((s) => s.name.trim().length > 0);
+for (const s of negSubjects.slice(0, 500)) screener.screen(s, OPTIONS); // warm-up
+const negTimes: number[] = [];
+let negFp = 0;
+const fpBySource = new Map<string, number>();
+for (const s of negSubjects) {
+  const t = performance.now();
+  const res = screener.screen(s, OPTIONS);
+  negTimes.push(performance.now() - t);
+  if (res.matches.length > 0) {
+    negFp++;
+    const src = res.matches[0]!.source;
+    fpBySource.set(src, (fpBySource.get(src) ?? 0) + 1);
+  }
+}
+row(
+  `negatives vs ALL lists (${negSubjects.length})`,
+  `FP rate ${pct(negFp / negSubjects.length, 2)} (${negFp})`,
+  'target ≤ 1 %',
+);
+row(
+  '  false positives by source of top match',
+  [...fpBySource.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ') || '—',
+);
+
+// positive queries against all lists (for the latency mix: hits cost more than misses)
+const posRows = [
+  ...readTable(B + 'positives_un_treated.csv'),
+  ...readTable(B + 'positives_us_congress_untreated.csv'),
+];
+const posTimes = screenRecall(screener, posRows).times;
+
+section(`Speed: all lists together (${loaded.map((l) => l.format).join(', ')})`);
+if (missing.length) row('  formats not available yet', missing.join(', '));
+row('entities / names', `${allEntities.length} / ${allNames}`);
+row('index build', `${(allBuildMs / 1000).toFixed(2)} s`);
+row('index memory (SharedArrayBuffers / RSS Δ)', `${MB(allSab)} / ${MB(allRss)}`);
+negTimes.sort((a, b) => a - b);
+posTimes.sort((a, b) => a - b);
+row(
+  `1 thread, ${negTimes.length} negatives: p50 / p99 / max`,
+  `${quantile(negTimes, 0.5).toFixed(3)} / ${quantile(negTimes, 0.99).toFixed(3)} / ${quantile(negTimes, 1).toFixed(1)} ms`,
+  'target p50 ≤ 0.3 ms, p99 ≤ 2 ms',
+);
+row(
+  `1 thread, ${posTimes.length} positives: p50 / p99 / max`,
+  `${quantile(posTimes, 0.5).toFixed(3)} / ${quantile(posTimes, 0.99).toFixed(3)} / ${quantile(posTimes, 1).toFixed(1)} ms`,
+);
+const oneThreadQps = 1000 / (negTimes.reduce((a, b) => a + b, 0) / negTimes.length);
+
+// ---- all threads: Piscina over the compiled worker -----------------------------------------------------
+
+{
+  const threads = os.availableParallelism();
+  const workerFile = path.join(ROOT, 'dist/matcher/worker.js');
+  if (existsSync(workerFile)) {
+    const pool = new Piscina<{ subject: ScreenSubject; options: ScreenOptions }, ScreenResult>({
+      filename: workerFile,
+      minThreads: threads,
+      maxThreads: threads,
+      workerData: { index: allIndex },
+    });
+    const qs = negSubjects.slice(0, 20_000);
+    // warm-up: every thread wraps the SABs and JITs the hot paths
+    await Promise.all(qs.slice(0, 2000).map((subject) => pool.run({ subject, options: OPTIONS })));
+    const t = performance.now();
+    let inflight: Promise<ScreenResult>[] = [];
+    let fpPool = 0;
+    for (const subject of qs) {
+      inflight.push(pool.run({ subject, options: OPTIONS }));
+      if (inflight.length >= 256) {
+        for (const r of await Promise.all(inflight)) if (r.matches.length) fpPool++;
+        inflight = [];
+      }
+    }
+    for (const r of await Promise.all(inflight)) if (r.matches.length) fpPool++;
+    const secs = (performance.now() - t) / 1000;
+    await pool.destroy();
+    row(
+      `${threads} threads (Piscina, shared SABs), ${qs.length} queries`,
+      `${(qs.length / secs).toFixed(0)} queries/s`,
+      `1 thread: ${oneThreadQps.toFixed(0)} q/s (mean); ${fpPool} hits`,
+    );
+  } else row('Piscina throughput', 'skipped: dist/matcher/worker.js missing (npm run build)');
+}
+
+// ---- brute-force baseline: fuzzball over every indexed name --------------------------------------------
+
+{
+  const proc = (s: string): string =>
+    fuzz.full_process(s, { force_ascii: false }).split(' ').filter(Boolean).sort().join(' ');
+  const choices: string[] = [];
+  const choiceSrc: string[] = [];
+  for (const e of allEntities)
+    for (const n of e.names) {
+      const p = proc(n.value);
+      if (p) {
+        choices.push(p);
+        choiceSrc.push(e.source);
+      }
+    }
+  const step = Math.max(1, Math.floor(negSubjects.length / (BRUTE_SAMPLE / 2)));
+  const negSample = negSubjects.filter((_, i) => i % step === 0).slice(0, BRUTE_SAMPLE / 2);
+  const unTreated = readTable(B + 'positives_un_treated.csv').map(subjectOf);
+  const ustep = Math.max(1, Math.floor(unTreated.length / (BRUTE_SAMPLE / 2)));
+  const posSample = unTreated.filter((_, i) => i % ustep === 0).slice(0, BRUTE_SAMPLE / 2);
+  const sample = [...negSample, ...posSample];
+  const bfHit: boolean[] = [];
+  const tb0 = performance.now();
+  for (let si = 0; si < sample.length; si++) {
+    const q = proc(sample[si]!.name);
+    let best = 0;
+    let bestSrc = '';
+    for (let i = 0; i < choices.length; i++) {
+      const v = fuzz.ratio(q, choices[i]!, { full_process: false });
+      if (v > best) {
+        best = v;
+        bestSrc = choiceSrc[i]!;
+      }
+    }
+    bfHit.push(best >= 100 * T_REVIEW && (si < negSample.length || bestSrc === 'un_sc'));
+  }
+  const bfMs = (performance.now() - tb0) / sample.length;
+  const to0 = performance.now();
+  const ourHit: boolean[] = [];
+  for (let si = 0; si < sample.length; si++) {
+    const res = screener.screen(sample[si]!, OPTIONS);
+    ourHit.push(
+      si < negSample.length ? res.matches.length > 0 : res.matches.some((m) => m.source === 'un_sc'),
+    );
+  }
+  const ourMs = (performance.now() - to0) / sample.length;
+  const nn = negSample.length;
+  const cnt = (a: boolean[], from: number, to: number): number => a.slice(from, to).filter(Boolean).length;
+  row(
+    `brute force fuzzball token_sort (${sample.length} queries × ${choices.length} names)`,
+    `ours ${ourMs.toFixed(3)} ms/q vs ${bfMs.toFixed(1)} ms/q`,
+    `speed ratio ours/brute-force = 1/${(bfMs / ourMs).toFixed(0)}`,
+  );
+  row(
+    `  same sample at ${T_REVIEW} (${nn} negatives, ${posSample.length} UN treated)`,
+    `ours FP ${cnt(ourHit, 0, nn)}/${nn}, recall ${cnt(ourHit, nn, sample.length)}/${posSample.length}`,
+    `fuzzball ≥ ${100 * T_REVIEW}: FP ${cnt(bfHit, 0, nn)}/${nn}, recall ${cnt(bfHit, nn, sample.length)}/${posSample.length}`,
+  );
+}
+
+// ---- synthetic 1,000,000 entities ----------------------------------------------------------------------
+
+{
+  let seed = 20261121;
+  const rnd = (): number => {
+    // mulberry32
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
+  const onsets = [
+    '',
+    'b',
+    'd',
+    'f',
+    'g',
+    'h',
+    'k',
+    'l',
+    'm',
+    'n',
+    'p',
+    'r',
+    's',
+    't',
+    'v',
+    'z',
+    'sh',
+    'ch',
+    'kh',
+    'br',
+    'st',
+    'tr',
+    'gr',
+    'dr',
+  ];
+  const vowels = ['a', 'e', 'i', 'o', 'u', 'a', 'e', 'i', 'ai', 'ou', 'ia'];
+  const codas = ['', '', '', 'n', 'r', 'l', 's', 'm', 'k', 't', 'v', 'd'];
+  const word = (minS: number, maxS: number): string => {
+    const n = minS + Math.floor(rnd() * (maxS - minS + 1));
+    let w = '';
+    for (let i = 0; i < n; i++) w += pick(onsets) + pick(vowels) + pick(codas);
+    return w[0]!.toUpperCase() + w.slice(1);
+  };
+  const given = Array.from({ length: 3000 }, () => word(2, 3));
+  const family = Array.from({ length: 120_000 }, () => word(2, 4));
+  const suffixes = ['ov', 'ev', 'enko', 'ski', 'escu', 'idze', 'ian', 'son', 'ez', 'i', ''];
+  const orgWords = [
+    'Trading',
+    'Group',
+    'Holding',
+    'International',
+    'Shipping',
+    'Bank',
+    'Industries',
+    'Energy',
+    'Petroleum',
+    'Services',
+    'Logistics',
+    'Investment',
+    'Technologies',
+    'Maritime',
+  ];
+  const forms = ['LLC', 'Ltd', 'JSC', 'GmbH', 'SA', 'Inc', 'Corporation', 'Company', 'FZE', 'PLC', ''];
+  const countries = ['RU', 'IR', 'KP', 'SY', 'CN', 'AE', 'TR', 'VE', 'BY', 'AF', 'IQ', 'LB'];
+  const sampleNames: string[] = [];
+  function* synth(): Generator<Entity> {
+    for (let i = 0; i < SYNTH_N; i++) {
+      const person = rnd() < 0.6;
+      const fam = () => pick(family) + pick(suffixes);
+      const primary = person
+        ? `${pick(given)} ${rnd() < 0.3 ? pick(given) + ' ' : ''}${fam()}`
+        : `${fam()} ${pick(orgWords)}${rnd() < 0.5 ? ' ' + pick(orgWords) : ''} ${pick(forms)}`.trim();
+      const names: Entity['names'] = [{ value: primary, kind: 'primary' }];
+      const r = rnd();
+      if (r < 0.35)
+        names.push({
+          value: person ? `${fam()}, ${pick(given)}` : `${fam()} ${pick(orgWords)}`,
+          kind: r < 0.05 ? 'weak' : 'alias',
+        });
+      if (i % 200 === 0) sampleNames.push(primary);
+      yield {
+        entity_id: `synthetic:${i}`,
+        source: 'synthetic',
+        source_id: String(i),
+        schema: person ? 'Person' : 'Company',
+        names,
+        birth_dates: person
+          ? [`${1940 + Math.floor(rnd() * 65)}-0${1 + Math.floor(rnd() * 9)}-1${Math.floor(rnd() * 9)}`]
+          : [],
+        birth_places: [],
+        countries: rnd() < 0.5 ? [pick(countries)] : [],
+        nationalities: person && rnd() < 0.5 ? [pick(countries)] : [],
+        identifiers: [],
+        programs: ['SYNTH'],
+        datasets: [rnd() < 0.8 ? 'sanctions' : 'pep'],
+      };
+    }
+  }
+  gc();
+  const r0 = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const idx = buildIndex(synth(), 'synthetic');
+  const buildMs = performance.now() - t0;
+  gc();
+  const rssDelta = process.memoryUsage().rss - r0;
+  const sc = openIndex(idx);
+  const typo = (s: string): string => {
+    const i = 1 + Math.floor(rnd() * (s.length - 2));
+    return s.slice(0, i) + s.slice(i + 1);
+  };
+  const queries: ScreenSubject[] = [];
+  for (let i = 0; i < 6000; i++) {
+    const r = rnd();
+    const n = pick(sampleNames);
+    queries.push({ name: r < 0.35 ? n : r < 0.7 ? typo(n) : `${pick(given)} ${word(2, 4)}` });
+  }
+  for (const q of queries.slice(0, 1000)) sc.screen(q, OPTIONS);
+  const times: number[] = [];
+  let hits = 0;
+  for (const q of queries.slice(1000)) {
+    const t = performance.now();
+    const res = sc.screen(q, OPTIONS);
+    times.push(performance.now() - t);
+    if (res.matches.length) hits++;
+  }
+  times.sort((a, b) => a - b);
+  section(`Speed: synthetic ${SYNTH_N.toLocaleString('en')} entities (seeded, generated in-process)`);
+  row('entities / names', `${idx.meta['entities']} / ${idx.meta['names']}`);
+  row('index build', `${(buildMs / 1000).toFixed(1)} s`, 'target ≤ 60 s');
+  row(
+    'index memory (SharedArrayBuffers / RSS Δ)',
+    `${MB(sabBytes(idx))} / ${MB(rssDelta)}`,
+    'target index ≤ 1.5 GB',
+  );
+  row(
+    `1 thread, ${times.length} queries: p50 / p99 / max`,
+    `${quantile(times, 0.5).toFixed(3)} / ${quantile(times, 0.99).toFixed(3)} / ${quantile(times, 1).toFixed(1)} ms`,
+    `target p99 ≤ 5 ms; ${hits} queries with a match`,
+  );
+}
+
+report.push('');
+report.push(
+  `machine: ${os.availableParallelism()} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ` +
+    `peak RSS ${MB(process.resourceUsage().maxRSS * 1024)}; total ${((performance.now() - tStart) / 1000).toFixed(0)} s`,
+);
+process.stdout.write(`# veriscreen matcher bench\n${report.join('\n')}\n`);

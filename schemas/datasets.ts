@@ -1,0 +1,68 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
+
+export const DatasetSource = Type.Object(
+  {
+    format: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Engine format name, e.g. ofac_sdn_csv, un_xml',
+    }),
+    uri: Type.String({
+      pattern: '^(file://|s3://|https?://)',
+      maxLength: 2000,
+      description: 'file:///path, s3://bucket/key (a prefix ending in / for directory formats) or https://…',
+    }),
+  },
+  { additionalProperties: false, title: 'DatasetSource' },
+);
+
+export const DatasetVersionCreateIn = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    sources: Type.Array(DatasetSource, { minItems: 1, maxItems: 20 }),
+    notes: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false, title: 'DatasetVersionCreateIn' },
+);
+export type DatasetVersionCreateIn = Static<typeof DatasetVersionCreateIn>;
+
+export const DatasetVersionStatus = StringEnum(['building', 'ready', 'failed', 'active'] as const, {
+  title: 'DatasetVersionStatus',
+});
+
+export const DatasetVersionOut = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    status: DatasetVersionStatus,
+    sources: Type.Array(DatasetSource),
+    stats: Type.Record(Type.String(), Type.Unknown()),
+    notes: Nullable(Type.String()),
+    error: Nullable(Type.String()),
+    created_at: Timestamp,
+    ready_at: NullableTimestamp,
+    promoted_at: NullableTimestamp,
+    retired_at: NullableTimestamp,
+  },
+  { title: 'DatasetVersion' },
+);
+export type DatasetVersionOut = Static<typeof DatasetVersionOut>;
+
+export const DatasetVersionListOut = Type.Object(
+  { items: Type.Array(DatasetVersionOut), active: Nullable(DatasetVersionOut) },
+  { title: 'DatasetVersionListOut' },
+);
+
+export const VersionParams = Type.Object({ version_id: Uuid }, { additionalProperties: false });
+
+export const FatfListings = Type.Record(
+  Type.String({ pattern: '^[A-Z]{2}$' }),
+  StringEnum(['black', 'grey'] as const),
+  {
+    title: 'FatfListings',
+    description: 'ISO 3166-1 alpha-2 country code → black | grey',
+    maxProperties: 300,
+  },
+);
+export type FatfListings = Static<typeof FatfListings>;

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import type { ObjectStore } from '../storage/s3.js';
+
+export interface LocalSource {
+  path: string;
+  cleanup(): Promise<void>;
+}
+
+/** Makes a source URI readable as a local path: file:// and plain paths as they are; s3://bucket/key (a prefix
+ * ending in / for directory formats) and https:// are downloaded to a temporary folder first. */
+export async function localSource(uri: string, store: ObjectStore): Promise<LocalSource> {
+  if (uri.startsWith('file://'))
+    return { path: decodeURIComponent(new URL(uri).pathname), cleanup: async () => {} };
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(uri)) return { path: uri, cleanup: async () => {} };
+  const dir = await mkdtemp(join(tmpdir(), 'veriscreen-src-'));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  try {
+    if (uri.startsWith('s3://')) {
+      const u = new URL(uri);
+      const bucket = u.hostname;
+      const key = decodeURIComponent(u.pathname.replace(/^\//, ''));
+      if (key.endsWith('/') || key === '') {
+        let token: string | undefined;
+        let count = 0;
+        do {
+          const page = await store.client.send(
+            new ListObjectsV2Command({ Bucket: bucket, Prefix: key, ContinuationToken: token }),
+          );
+          for (const obj of page.Contents ?? []) {
+            if (!obj.Key || obj.Key.endsWith('/')) continue;
+            const body = await store.getFrom(bucket, obj.Key);
+            if (!body) continue;
+            const target = join(dir, obj.Key.slice(key.length));
+            await mkdir(dirname(target), { recursive: true });
+            await writeFile(target, body);
+            count++;
+          }
+          token = page.IsTruncated ? page.NextContinuationToken : undefined;
+        } while (token);
+        if (count === 0) throw new Error(`no objects under ${uri}`);
+        return { path: dir, cleanup };
+      }
+      const body = await store.getFrom(bucket, key);
+      if (!body) throw new Error(`object not found: ${uri}`);
+      const target = join(dir, basename(key));
+      await writeFile(target, body);
+      return { path: target, cleanup };
+    }
+    if (uri.startsWith('https://') || uri.startsWith('http://')) {
+      const res = await fetch(uri);
+      if (!res.ok) throw new Error(`download of ${uri} failed: HTTP ${res.status}`);
+      const target = join(dir, basename(new URL(uri).pathname) || 'source');
+      await writeFile(target, Buffer.from(await res.arrayBuffer()));
+      return { path: target, cleanup };
+    }
+    throw new Error(`unsupported source URI scheme: ${uri}`);
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
+
+/** SHA-256 over the source's files (names and bytes, in name order), streamed. */
+export async function checksumPath(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  const files: string[] = [];
+  const walk = async (p: string) => {
+    const s = await stat(p);
+    if (s.isDirectory()) {
+      for (const name of (await readdir(p)).sort()) await walk(join(p, name));
+    } else files.push(p);
+  };
+  await walk(path);
+  for (const f of files) {
+    hash.update(basename(f));
+    for await (const chunk of createReadStream(f)) hash.update(chunk as Buffer);
+  }
+  return hash.digest('hex');
+}

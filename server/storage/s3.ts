@@ -1,0 +1,73 @@
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+
+export interface S3Config {
+  endpoint?: string;
+  region: string;
+  bucket: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+}
+
+export interface ObjectStore {
+  bucket: string;
+  client: S3Client;
+  put(key: string, body: Buffer, contentType?: string): Promise<void>;
+  /** the object's bytes, or undefined when it does not exist */
+  get(key: string): Promise<Buffer | undefined>;
+  getFrom(bucket: string, key: string): Promise<Buffer | undefined>;
+}
+
+/** One S3 client per process. Checksums only when required: S3-compatible servers (s3rver, older MinIO) reject the
+ * SDK's default CRC headers. */
+export function createObjectStore(cfg: S3Config): ObjectStore {
+  const client = new S3Client({
+    region: cfg.region,
+    ...(cfg.endpoint ? { endpoint: cfg.endpoint, forcePathStyle: true } : {}),
+    ...(cfg.accessKeyId && cfg.secretAccessKey
+      ? { credentials: { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey } }
+      : {}),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const getFrom = async (bucket: string, key: string) => {
+    try {
+      const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      if (!res.Body) return undefined;
+      return Buffer.from(await res.Body.transformToByteArray());
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      if (name === 'NoSuchKey' || name === 'NotFound') return undefined;
+      throw err;
+    }
+  };
+  return {
+    bucket: cfg.bucket,
+    client,
+    async put(key, body, contentType = 'application/octet-stream') {
+      await client.send(
+        new PutObjectCommand({ Bucket: cfg.bucket, Key: key, Body: body, ContentType: contentType }),
+      );
+    },
+    get: (key) => getFrom(cfg.bucket, key),
+    getFrom,
+  };
+}
+
+export async function ensureBucket(store: ObjectStore): Promise<void> {
+  try {
+    await store.client.send(new HeadBucketCommand({ Bucket: store.bucket }));
+  } catch {
+    try {
+      await store.client.send(new CreateBucketCommand({ Bucket: store.bucket }));
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw err;
+    }
+  }
+}
