@@ -53,10 +53,29 @@ export async function startServer(opts: {
       env,
     });
   }
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], {
+  const proc = await spawnServe(env);
+  return {
+    url: proc.url,
+    adminToken,
     env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+    async stop() {
+      await proc.stop();
+      const admin = postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} });
+      await admin.unsafe(`drop database if exists "${db}" with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+export interface ServeProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** `bin/veriscreen serve` as a child process; resolves once it prints its URL. */
+export async function spawnServe(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 120_000);
@@ -72,15 +91,12 @@ export async function startServer(opts: {
   });
   return {
     url,
-    adminToken,
-    env,
+    child,
     async stop() {
+      if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
-      const admin = postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} });
-      await admin.unsafe(`drop database if exists "${db}" with (force)`);
-      await admin.end();
     },
   };
 }

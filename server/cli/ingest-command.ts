@@ -3,7 +3,7 @@ import { FORMATS } from '../../ingest/index.js';
 import { createApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { promoteAndAnnounce } from '../datasets/dataset-routes.js';
-import { buildVersion, createVersion } from '../datasets/dataset-store.js';
+import { buildVersion, createVersion, type VersionRow } from '../datasets/dataset-store.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
 /** Parses a list into a new dataset version in this process; --promote then goes through the same promotion path
@@ -22,7 +22,7 @@ export async function ingestCommand(argv: string[]): Promise<number> {
   const app = await createApp(config);
   try {
     const created = await createVersion(app.sql, { name, sources: [{ format, uri: path }] });
-    let version;
+    let version: VersionRow;
     try {
       version = await buildVersion(app, created.id);
     } catch (err) {
