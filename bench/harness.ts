@@ -75,7 +75,10 @@ export interface ServeProcess {
 
 /** `bin/veriscreen serve` as a child process; resolves once it prints its URL. */
 export async function spawnServe(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 120_000);

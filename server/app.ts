@@ -151,13 +151,15 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     const next = loading.then(async () => {
       if (pool.version === versionId) return;
       const started = performance.now();
-      const index = await loadVersionIndex(datasetDeps, versionId);
-      await pool.load(index);
+      if (!pool.activate(versionId)) {
+        const index = await loadVersionIndex(datasetDeps, versionId);
+        await pool.load(index);
+        metrics.indexBytes.set(indexStats(index).bytes);
+      }
       const seconds = (performance.now() - started) / 1000;
       metrics.swapDuration.observe(seconds);
       metrics.activeVersion.reset();
       metrics.activeVersion.set({ version: versionId }, 1);
-      metrics.indexBytes.set(indexStats(index).bytes);
       log.info(
         { version: versionId, ms: Math.round(seconds * 1000) },
         'dataset version active in this process',

@@ -56,6 +56,27 @@ const Env = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
   ),
+  SESSION_TTL_SECONDS: Type.Integer({
+    minimum: 60,
+    maximum: 7 * 86_400,
+    default: 8 * 3600,
+    description: 'operator session lifetime (absolute, from login)',
+  }),
+  SESSION_COOKIE_SECURE: Type.Boolean({
+    default: true,
+    description: 'Secure flag on the session cookie; may be false only outside production (plain-http dev)',
+  }),
+  DASHBOARD_ORIGINS: Type.Optional(
+    Type.String({
+      description:
+        'comma-separated origins allowed for cookie-authenticated writes (besides same-origin and the tenant allowlist)',
+    }),
+  ),
+  LOGIN_MAX_FAILURES: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
+  LOGIN_LOCKOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 900 }),
+  DOCUMENT_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, default: 10 * 1024 * 1024 }),
+  DOCUMENT_UPLOAD_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 900 }),
+  DOCUMENT_PREVIEW_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
   DEMO: Type.Boolean({
     default: true,
     description: 'create a demo tenant and dataset on first start (development only)',
@@ -91,6 +112,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (cfg.NODE_ENV === 'production' && !cfg.PII_HASH_KEY) {
     throw new ConfigError('PII_HASH_KEY is required when NODE_ENV=production (at least 16 characters)');
+  }
+  if (cfg.NODE_ENV === 'production' && !cfg.SESSION_COOKIE_SECURE) {
+    throw new ConfigError('SESSION_COOKIE_SECURE=false is not allowed when NODE_ENV=production');
   }
   const generated = !cfg.ADMIN_TOKEN;
   return {

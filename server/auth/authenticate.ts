@@ -2,7 +2,9 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import type { AuthMode, Principal, RequestInfo, TenantPrincipal } from '../http/router.js';
+import { asTenantPrincipal } from './authorize.js';
 import { hashKey, keyKind, safeEqual } from './keys.js';
+import { checkCsrf, resolveSession, type SessionSettings, sessionTokenOf } from './sessions.js';
 
 interface KeyRow {
   key_id: string;
@@ -19,7 +21,11 @@ const CACHE_MAX = 10_000;
 
 /** Resolves credentials to a principal. Key lookups are cached for a few seconds per process:
  * revocation and tenant status changes take effect within CACHE_TTL_MS everywhere. */
-export function createAuthenticator(sql: Sql, adminToken: string) {
+export function createAuthenticator(
+  sql: Sql,
+  adminToken: string,
+  sessions: Pick<SessionSettings, 'dashboardOrigins'> = { dashboardOrigins: [] },
+) {
   const cache = new Map<string, { row: KeyRow | null; at: number }>();
 
   async function lookup(hash: Buffer): Promise<KeyRow | null> {
@@ -46,7 +52,16 @@ export function createAuthenticator(sql: Sql, adminToken: string) {
       return { kind: 'admin' };
     }
     const header = req.headers.authorization;
-    if (!header) throw new ApiError('unauthorized', { message: 'Missing Authorization: Bearer <key>' });
+    if (!header) {
+      // the dashboard: an operator session cookie (secret-level routes, within the operator's role)
+      const token = sessionTokenOf(req);
+      if (token) {
+        const operator = await resolveSession(sql, token);
+        checkCsrf(req, operator.allowed_origins, sessions.dashboardOrigins);
+        return operator;
+      }
+      throw new ApiError('unauthorized', { message: 'Missing Authorization: Bearer <key>' });
+    }
     const m = /^Bearer\s+(\S+)$/i.exec(header);
     const key = m?.[1];
     const kind = key ? keyKind(key) : undefined;
@@ -74,7 +89,8 @@ export function createAuthenticator(sql: Sql, adminToken: string) {
   };
 }
 
+/** The tenant principal of a /v1 call. An operator session is seen as the tenant's secret key (its role limits are
+ * enforced by authorizeRoute in server/auth/authorize.ts before the handler runs). */
 export function requireTenant(p: Principal): TenantPrincipal {
-  if (p.kind !== 'secret' && p.kind !== 'publishable') throw new ApiError('unauthorized');
-  return p;
+  return asTenantPrincipal(p);
 }

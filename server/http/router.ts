@@ -14,7 +14,18 @@ export interface TenantPrincipal {
   plan: 'self_serve' | 'contract';
   allowed_origins: string[];
 }
-export type Principal = { kind: 'anonymous' } | { kind: 'admin' } | TenantPrincipal;
+export type OperatorRole = 'analyst' | 'supervisor' | 'admin';
+/** An operator signed in to the dashboard with a session cookie (see server/auth/sessions.ts). */
+export interface OperatorPrincipal {
+  kind: 'operator';
+  tenant_id: string;
+  operator_id: string;
+  role: OperatorRole;
+  session_id: string;
+  plan: 'self_serve' | 'contract';
+  allowed_origins: string[];
+}
+export type Principal = { kind: 'anonymous' } | { kind: 'admin' } | TenantPrincipal | OperatorPrincipal;
 
 export interface RequestInfo {
   method: string;
@@ -40,6 +51,8 @@ export interface Reply {
   /** sent as is (with its own content-type header) instead of a JSON body */
   text?: string;
   headers?: Record<string, string>;
+  /** set by handlers that wrote their own audit row (in their transaction); others get the central one */
+  audited?: boolean;
 }
 
 export interface ResponseDoc {

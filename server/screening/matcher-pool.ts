@@ -10,10 +10,12 @@ interface Generation {
 }
 
 /** Piscina threads that share one dataset version's index (SharedArrayBuffers, zero-copy).
- * Loading a new version starts a new generation and retires the old one once its in-flight screens finish,
- * so that a screen never mixes versions. */
+ * Loading a new version starts a new generation; a screen runs entirely on the generation it was submitted to, so it
+ * never mixes versions. The generation just replaced stays warm (threads idle, index shared) so that a rollback is a
+ * pointer switch; anything older is closed once its in-flight screens finish. */
 export class MatcherPool {
   private current: Generation | undefined;
+  private previous: Generation | undefined;
   constructor(
     private readonly threads: number,
     private readonly maxQueue: number,
@@ -37,14 +39,23 @@ export class MatcherPool {
       idleTimeout: Number.POSITIVE_INFINITY,
       workerData: { index },
     });
-    const next: Generation = { version: index.version, pool };
-    const old = this.current;
-    this.current = next;
-    if (old) {
-      // in-flight screens on the old generation finish there; then its threads go away
-      old.pool.close().catch((err: unknown) => this.log.warn({ err }, 'closing old matcher pool failed'));
+    const retired = this.previous;
+    this.previous = this.current;
+    this.current = { version: index.version, pool };
+    if (retired) {
+      // in-flight screens on the retired generation finish there; then its threads and index go away
+      retired.pool.close().catch((err: unknown) => this.log.warn({ err }, 'closing old matcher pool failed'));
     }
     this.log.info({ version: index.version, threads: this.threads }, 'matcher index loaded');
+  }
+
+  /** Switches to the warm previous generation when it holds `version` (a rollback); false when it does not. */
+  activate(version: string): boolean {
+    if (this.current?.version === version) return true;
+    if (this.previous?.version !== version) return false;
+    [this.current, this.previous] = [this.previous, this.current];
+    this.log.info({ version }, 'matcher switched to the warm previous version');
+    return true;
   }
 
   async screen(subject: ScreenSubject, options: ScreenOptions): Promise<ScreenResult> {
@@ -64,8 +75,9 @@ export class MatcherPool {
   }
 
   async close(): Promise<void> {
-    const gen = this.current;
+    const gens = [this.current, this.previous];
     this.current = undefined;
-    await gen?.pool.close();
+    this.previous = undefined;
+    await Promise.all(gens.map((g) => g?.pool.close()));
   }
 }

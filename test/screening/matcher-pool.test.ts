@@ -67,4 +67,19 @@ describe('MatcherPool', () => {
     expect(r.dataset_version).toBe('v2');
     expect(r.matches.map((m) => m.source_id)).toEqual(['3']);
   });
+
+  it('keeps the replaced version warm for an instant rollback, and only that one', async () => {
+    // state here: current v2, previous v1
+    expect(pool.activate('v1')).toBe(true);
+    const back = await pool.screen(
+      { name: 'Ivan Demovsky' },
+      { datasets: ['sanctions'], policy: DEFAULT_POLICY },
+    );
+    expect(back.dataset_version).toBe('v1');
+    await pool.load(buildIndex([entity('4', 'Third Version')], 'v3'));
+    expect(pool.version).toBe('v3');
+    expect(pool.activate('v2')).toBe(false);
+    expect(pool.activate('v1')).toBe(true);
+    expect(pool.version).toBe('v1');
+  });
 });

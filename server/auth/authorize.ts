@@ -1,0 +1,153 @@
+import { ApiError } from '../errors.js';
+import type { AuthMode, OperatorRole, Principal, TenantPrincipal } from '../http/router.js';
+
+/**
+ * Every role rule of the service, in one place.
+ *
+ * - A tenant secret key has tenant-admin authority (spec: "full tenant API access").
+ * - A publishable key is limited by authenticate() (checks-only sync flows only).
+ * - An operator session works the same /v1 contracts with the powers of its role:
+ *     analyst    — reads everything, creates and processes flows, uploads documents, works alerts;
+ *     supervisor — analyst + approvals that need separation of duties (decide flows, four-eyes alert approval);
+ *     admin      — supervisor + tenant-wide configuration and privileged operations (operators, native apps,
+ *                  check policy, templates, webhooks, applicant status / risk tier, erasure, audit log).
+ * - Roles are ordered: a higher role may do everything a lower one may.
+ *
+ * The HTTP layer calls authorizeRoute() for every request after authentication; field-level rules
+ * (e.g. which applicant fields need admin authority) are functions below, called by the handlers.
+ */
+
+export const ROLES = ['analyst', 'supervisor', 'admin'] as const satisfies readonly OperatorRole[];
+const RANK: Record<OperatorRole, number> = { analyst: 1, supervisor: 2, admin: 3 };
+
+/** Minimum operator role per operationId. Operations missing here fall back to DEFAULT_RULE (fail closed). */
+export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
+  // flows and checks (the flows issue): an operator creating a flow has the power of a secret key
+  createFlow: 'analyst',
+  listFlows: 'analyst',
+  getFlow: 'analyst',
+  processFlow: 'analyst',
+  rerunAmlScreen: 'analyst',
+  decideFlow: 'supervisor',
+  listChecks: 'analyst',
+  createCheckBatch: 'analyst',
+  getCheckBatch: 'analyst',
+  // alerts: analysts work them, supervisors give the second pair of eyes
+  listAlerts: 'analyst',
+  getAlert: 'analyst',
+  assignAlert: 'analyst',
+  disposeAlert: 'analyst',
+  escalateAlert: 'analyst',
+  approveAlert: 'supervisor',
+  reviewAlert: 'supervisor',
+  // monitors
+  createMonitor: 'analyst',
+  listMonitors: 'analyst',
+  getMonitor: 'analyst',
+  // tenant-wide configuration
+  getCheckPolicy: 'analyst',
+  updateCheckPolicy: 'admin',
+  listFlowTemplates: 'analyst',
+  getFlowTemplate: 'analyst',
+  createFlowTemplate: 'admin',
+  updateFlowTemplate: 'admin',
+  listWebhookEndpoints: 'admin',
+  createWebhookEndpoint: 'admin',
+  updateWebhookEndpoint: 'admin',
+  deleteWebhookEndpoint: 'admin',
+  // applicants (internal_status / risk_tier edits need admin: see authorizeApplicantPatch)
+  listApplicants: 'analyst',
+  getApplicant: 'analyst',
+  updateApplicant: 'analyst',
+  eraseApplicant: 'admin',
+  // documents
+  createFlowDocument: 'analyst',
+  createDocument: 'analyst',
+  listFlowDocuments: 'analyst',
+  getFlowDocument: 'analyst',
+  completeFlowDocument: 'analyst',
+  previewFlowDocument: 'analyst',
+  // operators and sessions
+  createOperator: 'admin',
+  listOperators: 'admin',
+  getCurrentSession: 'analyst',
+  deleteSession: 'analyst',
+  // native apps
+  createNativeApp: 'admin',
+  listNativeApps: 'analyst',
+  getNativeApp: 'analyst',
+  updateNativeApp: 'admin',
+  // audit log
+  listAuditEvents: 'admin',
+};
+
+/** Unknown operations: reads are open to every role, writes need admin (fail closed). */
+export function requiredRole(operationId: string, method: string): OperatorRole {
+  return OPERATION_ROLES[operationId] ?? (method === 'GET' ? 'analyst' : 'admin');
+}
+
+export function roleAllows(role: OperatorRole, needed: OperatorRole): boolean {
+  return RANK[role] >= RANK[needed];
+}
+
+/** Route-level rule, applied by the HTTP layer to every authenticated request. */
+export function authorizeRoute(
+  spec: { operationId: string; method: string; auth: AuthMode },
+  principal: Principal,
+): void {
+  if (principal.kind !== 'operator') return;
+  const needed = requiredRole(spec.operationId, spec.method);
+  if (!roleAllows(principal.role, needed)) {
+    throw new ApiError('insufficient_role', { details: { role: principal.role, required_role: needed } });
+  }
+}
+
+/** Tenant secret key or an admin operator. */
+export function hasAdminAuthority(p: Principal): boolean {
+  return p.kind === 'secret' || (p.kind === 'operator' && p.role === 'admin');
+}
+
+export function requireAdminAuthority(p: Principal): void {
+  if (!hasAdminAuthority(p)) throw new ApiError('admin_authority_required');
+}
+
+/** Applicant fields whose change needs admin authority (spec: internal_status and risk_tier). */
+export const APPLICANT_ADMIN_FIELDS = ['internal_status', 'risk_tier'] as const;
+
+export function authorizeApplicantPatch(p: Principal, fields: string[]): void {
+  const privileged = fields.filter((f) => (APPLICANT_ADMIN_FIELDS as readonly string[]).includes(f));
+  if (privileged.length && !hasAdminAuthority(p)) {
+    throw new ApiError('admin_authority_required', {
+      message: `Changing ${privileged.join(' and ')} needs admin authority (tenant secret key or an admin operator)`,
+      details: { fields: privileged },
+    });
+  }
+}
+
+/** Callers that may read document bytes (preview): the secret key and operator sessions, never publishable keys. */
+export function canPreviewDocuments(p: Principal): boolean {
+  return p.kind === 'secret' || p.kind === 'operator';
+}
+
+/** The tenant a /v1 caller acts for (secret key or operator session). */
+export function tenantOf(p: Principal): { tenant_id: string } {
+  if (p.kind === 'secret' || p.kind === 'publishable' || p.kind === 'operator')
+    return { tenant_id: p.tenant_id };
+  throw new ApiError('unauthorized');
+}
+
+/** Operator sessions act with the power of a secret key inside their role (spec: "An operator session creating a
+ * flow has the same power as a secret key"): code written for TenantPrincipal sees them as one. */
+export function asTenantPrincipal(p: Principal): TenantPrincipal {
+  if (p.kind === 'secret' || p.kind === 'publishable') return p;
+  if (p.kind === 'operator') {
+    return {
+      kind: 'secret',
+      tenant_id: p.tenant_id,
+      key_id: `operator:${p.operator_id}`,
+      plan: p.plan,
+      allowed_origins: p.allowed_origins,
+    };
+  }
+  throw new ApiError('unauthorized');
+}
