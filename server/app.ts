@@ -4,7 +4,19 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import { indexStats } from '../matcher/index.js';
+import { startErasureWorker, resumeErasures } from './applicants/applicant-erasure.js';
+import { applicantRoutes } from './applicants/applicant-routes.js';
+import { auditRoutes } from './audit/audit-routes.js';
+import { centralAuditHook } from './audit/audit.js';
 import { createAuthenticator } from './auth/authenticate.js';
+import { authorizeRoute } from './auth/authorize.js';
+import type { SessionSettings } from './auth/sessions.js';
+import { documentRoutes } from './documents/document-routes.js';
+import type { DocumentDeps } from './documents/document-service.js';
+import { startDocumentVerifyWorker } from './documents/document-verify-worker.js';
+import { nativeAppRoutes } from './native-apps/native-app-routes.js';
+import { operatorRoutes } from './operators/operator-routes.js';
+import { sessionRoutes } from './sessions/session-routes.js';
 import { type Bus, createBus, type RunningWorker } from './bus/jetstream.js';
 import { connectNats } from './bus/nats.js';
 import { openStateKv, STATE_KEYS, type Watch, watchKey } from './bus/state-kv.js';
@@ -18,7 +30,13 @@ import { connectRedis } from './db/redis.js';
 import { connectSql, ensureDatabase, type Sql } from './db/sql.js';
 import { fatfRoutes } from './fatf/fatf-routes.js';
 import { type FatfState, latestFatf } from './fatf/fatf-store.js';
+import { parseTrustedProxies } from './flows/client-metadata.js';
 import { flowRoutes } from './flows/flow-routes.js';
+import type { FlowDeps } from './flows/flow-service.js';
+import { startFlowWorker } from './flows/flow-worker.js';
+import { alertRoutes } from './alerts/alert-routes.js';
+import { policyRoutes } from './policy/policy-routes.js';
+import { templateRoutes } from './templates/template-routes.js';
 import { healthRoutes } from './health/health-routes.js';
 import { buildOpenApi } from './http/openapi.js';
 import { Router } from './http/router.js';
@@ -30,6 +48,9 @@ import { MatcherPool } from './screening/matcher-pool.js';
 import { type LocalS3, startLocalS3 } from './storage/local-s3.js';
 import { createObjectStore, ensureBucket, type ObjectStore } from './storage/s3.js';
 import { tenantRoutes } from './tenants/tenant-routes.js';
+import { startWebhookDeliveryWorker } from './webhooks/delivery-worker.js';
+import { startOutboxRelay } from './webhooks/outbox-relay.js';
+import { webhookRoutes } from './webhooks/webhook-routes.js';
 
 export const VERSION = '0.1.0';
 
@@ -169,6 +190,27 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     return next;
   };
 
+  const webhookDeps = {
+    sql,
+    bus,
+    log,
+    keyMaterial: config.PII_HASH_KEY,
+    allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
+    schedule_s: config.WEBHOOK_RETRY_SCHEDULE_S.split(',').map(Number),
+    timeout_ms: config.WEBHOOK_TIMEOUT_MS,
+  };
+
+  const flowDeps: FlowDeps = {
+    sql,
+    pool,
+    metrics,
+    redis,
+    bus,
+    fatf: () => fatfState,
+    piiKey: config.PII_HASH_KEY,
+    trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
+  };
+
   const router = new Router();
   let openapiDoc: unknown;
   const readiness = {
@@ -193,13 +235,51 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       return { ready, components };
     },
   };
+  const sessionSettings: SessionSettings = {
+    ttlSeconds: config.SESSION_TTL_SECONDS,
+    secureCookie: config.SESSION_COOKIE_SECURE,
+    dashboardOrigins: (config.DASHBOARD_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  };
+  const documentDeps: DocumentDeps = {
+    sql,
+    store,
+    bus,
+    log,
+    maxBytes: config.DOCUMENT_MAX_BYTES,
+    uploadTtlSeconds: config.DOCUMENT_UPLOAD_TTL_SECONDS,
+    previewTtlSeconds: config.DOCUMENT_PREVIEW_TTL_SECONDS,
+  };
   const routes = [
     ...healthRoutes(readiness, metrics, () => openapiDoc),
     ...tenantRoutes(sql),
     ...datasetRoutes({ ...datasetDeps, kv, bus }),
     ...fatfRoutes({ sql, kv, onChange: refreshFatf }),
-    ...flowRoutes({ sql, pool, metrics, piiKey: config.PII_HASH_KEY }),
+    ...flowRoutes({
+      ...flowDeps,
+      rateLimit: { limit: config.PK_RATE_LIMIT, window_s: config.PK_RATE_WINDOW_S },
+    }),
     ...checkRoutes(sql),
+    ...templateRoutes(sql),
+    ...policyRoutes(sql),
+    ...alertRoutes(sql),
+    ...applicantRoutes({ sql, bus, log, piiKey: config.PII_HASH_KEY }),
+    ...documentRoutes(documentDeps),
+    ...operatorRoutes(sql),
+    ...sessionRoutes({
+      sql,
+      redis,
+      ns: config.NATS_NAMESPACE,
+      piiKey: config.PII_HASH_KEY,
+      settings: sessionSettings,
+      maxFailures: config.LOGIN_MAX_FAILURES,
+      lockoutSeconds: config.LOGIN_LOCKOUT_SECONDS,
+    }),
+    ...nativeAppRoutes(sql),
+    ...auditRoutes(sql),
+    ...webhookRoutes(webhookDeps),
   ];
   for (const r of routes) router.add(r);
   openapiDoc = buildOpenApi(router.routes, VERSION);
@@ -211,7 +291,9 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       log,
       metrics,
       maxBodyBytes: config.MAX_BODY_BYTES,
-      authenticate: createAuthenticator(sql, config.ADMIN_TOKEN),
+      authenticate: createAuthenticator(sql, config.ADMIN_TOKEN, sessionSettings),
+      authorize: authorizeRoute,
+      audit: centralAuditHook(sql, log),
       accepting: () => accepting,
     },
     inflight,
@@ -253,6 +335,14 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       );
       if (config.ROLE !== 'api') {
         workers.push(await startDatasetBuildWorker({ ...datasetDeps, bus, log, metrics }));
+        workers.push(await startFlowWorker({ ...flowDeps, log }));
+        workers.push(await startDocumentVerifyWorker(documentDeps));
+        const erasureDeps = { sql, store, bus, log };
+        workers.push(await startErasureWorker(erasureDeps));
+        const resumed = await resumeErasures(erasureDeps);
+        if (resumed) log.info({ resumed }, 'scheduled applicant erasures re-queued');
+        workers.push(await startWebhookDeliveryWorker(webhookDeps));
+        workers.push(startOutboxRelay(webhookDeps));
       }
     },
     listen(host, port) {

@@ -42,6 +42,27 @@ const Env = Type.Object({
     description:
       'all: HTTP API and background workers; api: no job consumers; worker: job consumers (+ health)',
   }),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Optional(
+    Type.Boolean({ description: 'allow loopback/private webhook URLs (default: yes outside production)' }),
+  ),
+  WEBHOOK_RETRY_SCHEDULE_S: Type.String({
+    pattern: '^\\d+(\\.\\d+)?(,\\d+(\\.\\d+)?)*$',
+    default: '10,30,120,600,1800,3600,7200,14400,28800,28800',
+    description: 'seconds before each retry of a failed webhook delivery (default ≈ 23.6 h in all)',
+  }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
+  TRUSTED_PROXIES: Type.String({
+    default: '',
+    description:
+      'comma-separated IPs/CIDRs of reverse proxies whose X-Forwarded-For (and Veriscreen-IP-Risk) is believed',
+  }),
+  PK_RATE_LIMIT: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 60,
+    description: 'publishable-key flow creations per key and client IP per window',
+  }),
+  PK_RATE_WINDOW_S: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   MATCHER_THREADS: Type.Integer({ minimum: 1, maximum: 256, default: availableParallelism() }),
   MATCHER_MAX_QUEUE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2048 }),
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, default: 1024 * 1024 }),

@@ -14,7 +14,7 @@ import type { Logger } from '../log.js';
 
 /** One work-queue stream per deployment (namespace) for every background job kind; each kind has its own subject
  * and durable consumer. */
-export const JOB_KINDS = ['dataset_build'] as const;
+export const JOB_KINDS = ['dataset_build', 'applicant_erase', 'document_verify', 'webhook_delivery', 'flow_process'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 export const jobsStream = (ns: string) => `${ns}_jobs`;
@@ -70,6 +70,8 @@ export interface WorkerOptions<T> {
   ack_wait_ms: number;
   /** deliveries processed at once by this process */
   concurrency: number;
+  /** ± fraction of random jitter on each backoff delay (0.1 = ±10 %) */
+  jitter?: number;
   handle(payload: T, info: { redelivered: boolean; attempt: number }): Promise<void>;
   onGiveUp?(payload: T, err: unknown): Promise<void>;
 }
@@ -126,7 +128,9 @@ export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>
           m.term('max deliveries reached');
         }
       } else {
-        const delay = opts.backoff_ms[Math.min(attempt - 1, opts.backoff_ms.length - 1)] ?? 1000;
+        const base = opts.backoff_ms[Math.min(attempt - 1, opts.backoff_ms.length - 1)] ?? 1000;
+        // jitter spreads retries of many failed jobs so they do not hit a recovering receiver together
+        const delay = Math.round(base * (1 + (opts.jitter ?? 0) * (Math.random() * 2 - 1)));
         log.warn({ err, kind: opts.kind, attempt, retry_in_ms: delay }, 'job failed; will retry');
         m.nak(delay);
       }

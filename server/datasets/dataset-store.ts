@@ -215,6 +215,11 @@ export async function promoteVersion(sql: Sql, versionId: string): Promise<Versi
       update dataset_versions set status = 'active', promoted_at = now(), retired_at = null
       where id = ${versionId} returning *`;
     if (!row) throw new Error('promote update returned nothing');
+    // a global event (no tenant): every endpoint subscribed to it hears of the promotion
+    await tx`
+      insert into outbox_events (tenant_id, type, resource_id, payload)
+      values (null, 'dataset_version.promoted', ${row.id},
+        ${tx.json({ dataset_version_id: row.id, name: row.name, promoted_at: row.promoted_at?.toISOString() ?? null })})`;
     return row;
   });
 }

@@ -1,0 +1,88 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Cursor, Limit, Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
+
+export const WEBHOOK_EVENTS = [
+  'flow.created',
+  'flow.completed',
+  'flow.decided',
+  'check.completed',
+  'alert.created',
+  'alert.updated',
+  'batch.completed',
+  'monitor.match',
+  'dataset_version.promoted',
+  'applicant.erased',
+] as const;
+export const WebhookEvent = StringEnum(WEBHOOK_EVENTS, { title: 'WebhookEvent' });
+export type WebhookEvent = Static<typeof WebhookEvent>;
+
+const Url = Type.String({ pattern: '^https?://', minLength: 8, maxLength: 2048, description: 'http(s) URL' });
+const Events = Type.Array(WebhookEvent, { minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true });
+
+export const WebhookEndpointCreateIn = Type.Object(
+  { url: Url, events: Events },
+  { additionalProperties: false, title: 'WebhookEndpointCreateIn' },
+);
+export type WebhookEndpointCreateIn = Static<typeof WebhookEndpointCreateIn>;
+
+export const WebhookEndpointPatchIn = Type.Object(
+  {
+    url: Type.Optional(Nullable(Url)),
+    events: Type.Optional(Nullable(Events)),
+    enabled: Type.Optional(Nullable(Type.Boolean())),
+  },
+  { additionalProperties: false, title: 'WebhookEndpointPatchIn' },
+);
+export type WebhookEndpointPatchIn = Static<typeof WebhookEndpointPatchIn>;
+
+export const WebhookEndpointOut = Type.Object(
+  {
+    id: Uuid,
+    url: Type.String(),
+    events: Type.Array(WebhookEvent),
+    enabled: Type.Boolean(),
+    disabled_reason: Nullable(Type.String()),
+    signing_secret: Nullable(Type.String({ description: 'whsec_… — returned only on create and rotation' })),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'WebhookEndpoint' },
+);
+export type WebhookEndpointOut = Static<typeof WebhookEndpointOut>;
+
+export const WebhookEndpointListOut = Type.Object(
+  { items: Type.Array(WebhookEndpointOut), next_cursor: Nullable(Type.String()) },
+  { title: 'WebhookEndpointListOut' },
+);
+
+export const EndpointParams = Type.Object({ endpoint_id: Uuid }, { additionalProperties: false });
+export const DeliveryParams = Type.Object(
+  { endpoint_id: Uuid, delivery_id: Uuid },
+  { additionalProperties: false },
+);
+export const PageQuery = Type.Object(
+  { limit: Type.Optional(Limit), after: Type.Optional(Cursor) },
+  { additionalProperties: false },
+);
+
+export const WebhookDeliveryOut = Type.Object(
+  {
+    id: Uuid,
+    endpoint_id: Uuid,
+    event_id: Uuid,
+    event_type: WebhookEvent,
+    status: StringEnum(['pending', 'retrying', 'succeeded', 'failed'] as const),
+    attempts: Type.Integer(),
+    last_status_code: Nullable(Type.Integer()),
+    last_error: Nullable(Type.String()),
+    next_attempt_at: NullableTimestamp,
+    delivered_at: NullableTimestamp,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'WebhookDelivery' },
+);
+export const WebhookDeliveryListOut = Type.Object(
+  { items: Type.Array(WebhookDeliveryOut), next_cursor: Nullable(Type.String()) },
+  { title: 'WebhookDeliveryListOut' },
+);

@@ -1,0 +1,163 @@
+import type { Bus, RunningWorker } from '../bus/jetstream.js';
+import { runWorker } from '../bus/jetstream.js';
+import type { Sql } from '../db/sql.js';
+import type { Logger } from '../log.js';
+import { signatureHeader, unseal } from './signature.js';
+import { refuseTarget } from './url-policy.js';
+
+export interface DeliveryDeps {
+  sql: Sql;
+  bus: Bus;
+  log: Logger;
+  keyMaterial: string;
+  allowPrivateTargets: boolean;
+  /** seconds before each retry; the delivery fails (and the endpoint is disabled) after the last one */
+  schedule_s: number[];
+  timeout_ms: number;
+}
+
+interface Job {
+  delivery_id: string;
+  manual?: boolean;
+}
+
+interface DeliveryContext {
+  id: string;
+  status: string;
+  endpoint_id: string;
+  url: string;
+  enabled: boolean;
+  deleted_at: Date | null;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+  event_id: string;
+  event_type: string;
+  event_created_at: Date;
+  payload: Record<string, unknown>;
+}
+
+class DeliveryFailed extends Error {}
+
+/** Thin event body: ids and statuses only (the outbox payload), no personal data. `id` is the event id, the same
+ * on every retry, so receivers can deduplicate. */
+export function eventBody(
+  ctx: Pick<DeliveryContext, 'event_id' | 'event_type' | 'event_created_at' | 'payload'>,
+): string {
+  return JSON.stringify({
+    id: ctx.event_id,
+    type: ctx.event_type,
+    created_at: ctx.event_created_at.toISOString(),
+    data: ctx.payload,
+  });
+}
+
+export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningWorker> {
+  const { sql, log } = deps;
+  const backoff_ms = deps.schedule_s.map((s) => s * 1000);
+  return runWorker<Job>(deps.bus, log, {
+    kind: 'webhook_delivery',
+    max_deliver: backoff_ms.length + 1,
+    backoff_ms,
+    jitter: 0.1,
+    ack_wait_ms: deps.timeout_ms + 20_000,
+    concurrency: 8,
+    async handle(job, { attempt }) {
+      const [ctx] = await sql<DeliveryContext[]>`
+        select d.id, d.status, d.endpoint_id, e.url, e.enabled, e.deleted_at, e.secret_sealed,
+               e.previous_secret_sealed, e.previous_secret_expires_at,
+               o.id as event_id, o.type as event_type, o.created_at as event_created_at, o.payload
+        from webhook_deliveries d
+        join webhook_endpoints e on e.id = d.endpoint_id
+        join outbox_events o on o.id = d.event_id
+        where d.id = ${job.delivery_id}`;
+      if (!ctx) return; // deleted meanwhile (erasure): nothing to send
+      if ((ctx.status === 'succeeded' || ctx.status === 'failed') && !job.manual) return;
+      if (!ctx.enabled || ctx.deleted_at) {
+        await sql`
+          update webhook_deliveries set status = 'failed', last_error = 'endpoint disabled or deleted', updated_at = now()
+          where id = ${ctx.id}`;
+        return;
+      }
+      const body = eventBody(ctx);
+      const secrets = [unseal(ctx.secret_sealed, deps.keyMaterial)];
+      if (
+        ctx.previous_secret_sealed &&
+        ctx.previous_secret_expires_at &&
+        ctx.previous_secret_expires_at > new Date()
+      ) {
+        secrets.push(unseal(ctx.previous_secret_sealed, deps.keyMaterial));
+      }
+      const started = performance.now();
+      let status_code: number | null = null;
+      let error: string | null = null;
+      // the target is checked again at send time: DNS may have changed since the endpoint was registered
+      const refused = await refuseTarget(ctx.url, deps.allowPrivateTargets);
+      if (refused) {
+        error = `target refused: ${refused}`;
+      } else {
+        try {
+          const res = await fetch(ctx.url, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'user-agent': 'Veriscreen-Webhooks/1',
+              'veriscreen-signature': signatureHeader(secrets, body),
+              'veriscreen-event-id': ctx.event_id,
+              'veriscreen-delivery-attempt': String(attempt),
+            },
+            body,
+            redirect: 'manual',
+            signal: AbortSignal.timeout(deps.timeout_ms),
+          });
+          status_code = res.status;
+          await res.arrayBuffer().catch(() => undefined); // always consume the body
+          if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`;
+        } catch (err) {
+          error =
+            (err as Error).name === 'TimeoutError'
+              ? `no answer within ${deps.timeout_ms} ms`
+              : (err as Error).message;
+        }
+      }
+      const duration_ms = Math.round(performance.now() - started);
+      await sql`
+        insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms)
+        values (${ctx.id}, ${attempt}, ${status_code}, ${error}, ${duration_ms})`;
+      if (!error) {
+        await sql.begin(async (tx) => {
+          await tx`
+            update webhook_deliveries set status = 'succeeded', attempts = attempts + 1, last_status_code = ${status_code},
+              last_error = null, next_attempt_at = null, delivered_at = now(), updated_at = now()
+            where id = ${ctx.id}`;
+          await tx`update webhook_endpoints set consecutive_failures = 0 where id = ${ctx.endpoint_id}`;
+        });
+        return;
+      }
+      const next_s = deps.schedule_s[attempt - 1];
+      await sql.begin(async (tx) => {
+        await tx`
+          update webhook_deliveries set status = 'retrying', attempts = attempts + 1, last_status_code = ${status_code},
+            last_error = ${error}, updated_at = now(),
+            next_attempt_at = ${next_s === undefined ? null : new Date(Date.now() + next_s * 1000)}
+          where id = ${ctx.id}`;
+        await tx`update webhook_endpoints set consecutive_failures = consecutive_failures + 1 where id = ${ctx.endpoint_id}`;
+      });
+      throw new DeliveryFailed(error);
+    },
+    async onGiveUp(job) {
+      // the receiver failed for the whole retry schedule: stop sending until the tenant re-enables the endpoint
+      await sql.begin(async (tx) => {
+        const [d] = await tx<{ endpoint_id: string }[]>`
+          update webhook_deliveries set status = 'failed', next_attempt_at = null, updated_at = now()
+          where id = ${job.delivery_id} returning endpoint_id`;
+        if (d) {
+          await tx`
+            update webhook_endpoints set enabled = false, updated_at = now(),
+              disabled_reason = 'disabled automatically: a delivery failed for its whole retry schedule'
+            where id = ${d.endpoint_id}`;
+        }
+      });
+    },
+  });
+}
