@@ -4,19 +4,16 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import { indexStats } from '../matcher/index.js';
-import { startErasureWorker, resumeErasures } from './applicants/applicant-erasure.js';
+import { alertRoutes } from './alerts/alert-routes.js';
+import { resumeErasures, startErasureWorker } from './applicants/applicant-erasure.js';
 import { applicantRoutes } from './applicants/applicant-routes.js';
-import { auditRoutes } from './audit/audit-routes.js';
 import { centralAuditHook } from './audit/audit.js';
+import { auditRoutes } from './audit/audit-routes.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { authorizeRoute } from './auth/authorize.js';
 import type { SessionSettings } from './auth/sessions.js';
-import { documentRoutes } from './documents/document-routes.js';
-import type { DocumentDeps } from './documents/document-service.js';
-import { startDocumentVerifyWorker } from './documents/document-verify-worker.js';
-import { nativeAppRoutes } from './native-apps/native-app-routes.js';
-import { operatorRoutes } from './operators/operator-routes.js';
-import { sessionRoutes } from './sessions/session-routes.js';
+import { batchRoutes } from './batches/batch-routes.js';
+import { startBatchWorker } from './batches/batch-worker.js';
 import { type Bus, createBus, type RunningWorker } from './bus/jetstream.js';
 import { connectNats } from './bus/nats.js';
 import { openStateKv, STATE_KEYS, type Watch, watchKey } from './bus/state-kv.js';
@@ -28,25 +25,30 @@ import { activeVersion, type DatasetDeps, loadVersionIndex } from './datasets/da
 import { migrate } from './db/migrate.js';
 import { connectRedis } from './db/redis.js';
 import { connectSql, ensureDatabase, type Sql } from './db/sql.js';
+import { documentRoutes } from './documents/document-routes.js';
+import type { DocumentDeps } from './documents/document-service.js';
+import { startDocumentVerifyWorker } from './documents/document-verify-worker.js';
 import { fatfRoutes } from './fatf/fatf-routes.js';
 import { type FatfState, latestFatf } from './fatf/fatf-store.js';
 import { parseTrustedProxies } from './flows/client-metadata.js';
 import { flowRoutes } from './flows/flow-routes.js';
 import type { FlowDeps } from './flows/flow-service.js';
 import { startFlowWorker } from './flows/flow-worker.js';
-import { alertRoutes } from './alerts/alert-routes.js';
-import { policyRoutes } from './policy/policy-routes.js';
-import { templateRoutes } from './templates/template-routes.js';
 import { healthRoutes } from './health/health-routes.js';
 import { buildOpenApi } from './http/openapi.js';
 import { Router } from './http/router.js';
 import { createHttpApp, InFlight } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { nativeAppRoutes } from './native-apps/native-app-routes.js';
+import { operatorRoutes } from './operators/operator-routes.js';
 import { ROOT } from './paths.js';
+import { policyRoutes } from './policy/policy-routes.js';
 import { MatcherPool } from './screening/matcher-pool.js';
+import { sessionRoutes } from './sessions/session-routes.js';
 import { type LocalS3, startLocalS3 } from './storage/local-s3.js';
 import { createObjectStore, ensureBucket, type ObjectStore } from './storage/s3.js';
+import { templateRoutes } from './templates/template-routes.js';
 import { tenantRoutes } from './tenants/tenant-routes.js';
 import { startWebhookDeliveryWorker } from './webhooks/delivery-worker.js';
 import { startOutboxRelay } from './webhooks/outbox-relay.js';
@@ -280,6 +282,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     ...nativeAppRoutes(sql),
     ...auditRoutes(sql),
     ...webhookRoutes(webhookDeps),
+    ...batchRoutes({ sql, bus, redis }),
   ];
   for (const r of routes) router.add(r);
   openapiDoc = buildOpenApi(router.routes, VERSION);
@@ -342,6 +345,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
         const resumed = await resumeErasures(erasureDeps);
         if (resumed) log.info({ resumed }, 'scheduled applicant erasures re-queued');
         workers.push(await startWebhookDeliveryWorker(webhookDeps));
+        workers.push(await startBatchWorker({ sql, bus, pool, metrics, log }));
         workers.push(startOutboxRelay(webhookDeps));
       }
     },

@@ -28,6 +28,8 @@ export const ERRORS = {
   },
   document_state_conflict: { status: 409, message: 'The document is not in a state that allows this action' },
   already_exists: { status: 409, message: 'A resource with the same unique key already exists' },
+  idempotency_key_reused: { status: 422, message: 'The Idempotency-Key was already used with a different body' },
+  idempotency_in_flight: { status: 409, message: 'A request with this Idempotency-Key is still being processed' },
   payload_too_large: { status: 413, message: 'Request body is too large' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json' },
   validation_failed: { status: 422, message: 'The request is invalid' },

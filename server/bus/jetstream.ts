@@ -14,7 +14,14 @@ import type { Logger } from '../log.js';
 
 /** One work-queue stream per deployment (namespace) for every background job kind; each kind has its own subject
  * and durable consumer. */
-export const JOB_KINDS = ['dataset_build', 'applicant_erase', 'document_verify', 'webhook_delivery', 'flow_process'] as const;
+export const JOB_KINDS = [
+  'dataset_build',
+  'applicant_erase',
+  'document_verify',
+  'webhook_delivery',
+  'flow_process',
+  'batch_chunk',
+] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 export const jobsStream = (ns: string) => `${ns}_jobs`;

@@ -76,6 +76,8 @@ export interface RouteSpec<
   query?: TQ;
   params?: TP;
   responses: Record<number, ResponseDoc>;
+  /** a larger (or smaller) body cap than MAX_BODY_BYTES for this route */
+  maxBodyBytes?: number;
   /** extra request headers to document */
   headers?: Record<string, string>;
   handler: (ctx: Ctx<Static<TB>, Static<TQ>, Static<TP>>) => Promise<Reply> | Reply;

@@ -4,7 +4,18 @@ import { STATUS_CODES } from 'node:http';
 import { ApiError, ERRORS, ValidationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { AuthMode, Principal, Reply, RequestInfo, Router } from './router.js';
+import type { AuthMode, CompiledRoute, Principal, Reply, RequestInfo, Router } from './router.js';
+
+type RouteSpec = CompiledRoute['spec'];
+
+/** What the central audit hook sees of a successful state-changing call (server/audit/audit.ts). */
+export interface AuditedCall {
+  spec: RouteSpec;
+  principal: Principal;
+  req: RequestInfo;
+  params: Record<string, string>;
+  reply: Reply;
+}
 
 export interface HttpDeps {
   router: Router;
@@ -12,6 +23,10 @@ export interface HttpDeps {
   metrics: Metrics;
   maxBodyBytes: number;
   authenticate: (mode: AuthMode, req: RequestInfo) => Promise<Principal>;
+  /** role rules (server/auth/authorize.ts), after authentication and before the handler */
+  authorize?: (spec: RouteSpec, principal: Principal) => void;
+  /** writes the audit row of a successful non-GET call whose handler did not write its own (reply.audited) */
+  audit?: (call: AuditedCall) => Promise<void>;
   /** false while shutting down: new requests get 503 */
   accepting: () => boolean;
 }
@@ -140,11 +155,12 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
     // start reading the body synchronously (onData must be attached before returning)
     let bodyPromise: Promise<Buffer | undefined> = Promise.resolve(undefined);
     if (BODY_METHODS.has(method) && route.spec.body) {
+      const bodyLimit = route.spec.maxBodyBytes ?? maxBodyBytes;
       const declared = Number(headers['content-length'] ?? '0');
-      if (declared > maxBodyBytes) {
+      if (declared > bodyLimit) {
         fail(
           new ApiError('payload_too_large', {
-            details: { max_bytes: maxBodyBytes },
+            details: { max_bytes: bodyLimit },
             headers: { connection: 'close' },
           }),
         );
@@ -156,10 +172,10 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
         res.onData((chunk, isLast) => {
           if (done) return;
           size += chunk.byteLength;
-          if (size > maxBodyBytes) {
+          if (size > bodyLimit) {
             reject(
               new ApiError('payload_too_large', {
-                details: { max_bytes: maxBodyBytes },
+                details: { max_bytes: bodyLimit },
                 headers: { connection: 'close' },
               }),
             );
@@ -175,6 +191,7 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
     (async () => {
       const raw = await bodyPromise;
       const principal = await deps.authenticate(route.spec.auth, info);
+      deps.authorize?.(route.spec, principal);
       let body: unknown;
       if (route.spec.body) {
         const ctype = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
@@ -197,7 +214,7 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
       for (const [k, v] of new URLSearchParams(rawQuery)) if (!(k in query)) query[k] = v;
       if (route.validateQuery) route.validateQuery(query);
       if (route.validateParams) route.validateParams(params);
-      return route.spec.handler({
+      const reply = await route.spec.handler({
         req: info,
         body,
         query,
@@ -205,6 +222,10 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
         principal,
         log: log.child({ request_id }),
       });
+      if (deps.audit && method !== 'GET' && reply.status < 400 && !reply.audited) {
+        await deps.audit({ spec: route.spec, principal, req: info, params, reply });
+      }
+      return reply;
     })().then(send, fail);
   });
   return app;

@@ -1,0 +1,127 @@
+import type { Redis } from 'ioredis';
+import {
+  BatchListQuery,
+  BatchParams,
+  CheckBatchCreateIn,
+  CheckBatchListOut,
+  CheckBatchOut,
+  MAX_BATCH_RECORDS,
+} from '../../schemas/batches.js';
+import { AllowanceExhausted, ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { requireTenant } from '../auth/authenticate.js';
+import type { Bus } from '../bus/jetstream.js';
+import type { Sql } from '../db/sql.js';
+import { ApiError } from '../errors.js';
+import { decodeCursor, page } from '../http/cursor.js';
+import { route } from '../http/router.js';
+import { withIdempotency } from '../idempotency/idempotency.js';
+import { createBatch } from './batch-service.js';
+import { type BatchRow, batchOut } from './batch-store.js';
+
+/** 100,000 records of a few hundred bytes each: the one route allowed a body this large. */
+export const BATCH_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+const E401 = { description: 'Unauthorized', schema: ErrorEnvelope };
+const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
+const E422 = {
+  description: 'Validation error (or Idempotency-Key reused with another body)',
+  schema: ValidationFailure,
+};
+
+export function batchRoutes(deps: { sql: Sql; bus: Bus; redis: Redis }) {
+  const { sql } = deps;
+  /** One self-serve unit per subject, all or nothing. */
+  const consumer = (tenantId: string, plan: string) => async (units: number) => {
+    if (plan !== 'self_serve') return;
+    const rows = await sql`
+      update tenants set consumed = consumed + ${units}
+      where id = ${tenantId} and consumed + ${units} <= allowance returning consumed`;
+    if (rows.length) return;
+    const [t] = await sql<
+      { allowance: number; consumed: number }[]
+    >`select allowance, consumed from tenants where id = ${tenantId}`;
+    throw new ApiError('allowance_exhausted', {
+      message: `The batch needs ${units} checks; the self-serve allowance has ${(t?.allowance ?? 0) - (t?.consumed ?? 0)} left`,
+      details: { allowance: t?.allowance ?? 0, consumed: t?.consumed ?? 0 },
+    });
+  };
+  return [
+    route({
+      method: 'POST',
+      path: '/v1/check_batches',
+      operationId: 'createCheckBatch',
+      summary: `Screen up to ${MAX_BATCH_RECORDS} records asynchronously; poll the batch or subscribe to batch.completed`,
+      tag: 'batches',
+      auth: 'secret',
+      body: CheckBatchCreateIn,
+      maxBodyBytes: BATCH_MAX_BODY_BYTES,
+      headers: {
+        'idempotency-key': 'Replays the first response for 24 h; another body with the same key → 422',
+      },
+      responses: {
+        202: { description: 'Accepted: the batch is queued', schema: CheckBatchOut },
+        401: E401,
+        402: { description: 'Self-serve allowance too small for the batch', schema: AllowanceExhausted },
+        409: { description: 'A request with this Idempotency-Key is still running', schema: ErrorEnvelope },
+        422: E422,
+      },
+      handler: async ({ body, principal, req }) => {
+        const tenant = requireTenant(principal);
+        return withIdempotency(
+          deps.redis,
+          `batch:${tenant.tenant_id}`,
+          req.headers['idempotency-key'],
+          body,
+          async () => ({
+            status: 202,
+            body: await createBatch(deps, tenant, body, consumer(tenant.tenant_id, tenant.plan)),
+          }),
+        );
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/check_batches',
+      operationId: 'listCheckBatches',
+      summary: 'List check batches, newest first',
+      tag: 'batches',
+      auth: 'secret',
+      query: BatchListQuery,
+      responses: { 200: { description: 'A page', schema: CheckBatchListOut }, 401: E401, 422: E422 },
+      handler: async ({ query, principal }) => {
+        const tenant = requireTenant(principal);
+        const limit = query.limit ?? 50;
+        const after = query.after ? decodeCursor(query.after) : null;
+        const rows = await sql<BatchRow[]>`
+          select * from check_batches where tenant_id = ${tenant.tenant_id}
+            ${query.status ? sql`and status = ${query.status}` : sql``}
+            ${after ? sql`and seq < ${after}` : sql``}
+          order by seq desc limit ${limit + 1}`;
+        const p = page(rows, limit);
+        return { status: 200, body: { items: p.rows.map(batchOut), next_cursor: p.next_cursor } };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/check_batches/{batch_id}',
+      operationId: 'getCheckBatch',
+      summary: 'A check batch with its progress counters',
+      tag: 'batches',
+      auth: 'secret',
+      params: BatchParams,
+      responses: {
+        200: { description: 'The batch', schema: CheckBatchOut },
+        401: E401,
+        404: E404,
+        422: E422,
+      },
+      handler: async ({ params, principal }) => {
+        const tenant = requireTenant(principal);
+        const [row] = await sql<BatchRow[]>`
+          select * from check_batches where id = ${params.batch_id} and tenant_id = ${tenant.tenant_id}`;
+        if (!row) throw new ApiError('not_found', { message: 'Check batch not found' });
+        return { status: 200, body: batchOut(row) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import type { CheckBatchCreateIn } from '../../schemas/batches.js';
+import type { AmlDataset } from '../../schemas/common.js';
+import type { Bus } from '../bus/jetstream.js';
+import type { Sql } from '../db/sql.js';
+import { checkPolicyFor } from '../flows/check-policy.js';
+import type { TenantPrincipal } from '../http/router.js';
+import { type BatchRow, batchOut } from './batch-store.js';
+
+/** Subjects per JetStream job: small enough that a redelivery repeats little work, large enough to amortise a
+ * transaction. */
+export const CHUNK_SIZE = 250;
+const INSERT_ROWS = 2000;
+
+export interface ChunkJob {
+  batch_id: string;
+  from: number;
+  to: number;
+}
+
+/** Stores the batch and its subjects in one transaction (inserted in slices, never one giant statement), then
+ * queues one job per chunk. Self-serve allowance: one unit per subject, consumed atomically up front. */
+export async function createBatch(
+  deps: { sql: Sql; bus: Bus },
+  tenant: TenantPrincipal,
+  input: CheckBatchCreateIn,
+  consumeAllowance: (units: number) => Promise<void>,
+) {
+  const { sql } = deps;
+  const policy = await checkPolicyFor(sql, tenant.tenant_id);
+  const datasets = (input.datasets ?? policy.default_datasets) as AmlDataset[];
+  const subjects = input.records.flatMap((r) =>
+    r.subjects.map((s) => ({
+      applicant_id: r.applicant_id ?? null,
+      external_id: r.external_id ?? null,
+      subject: s,
+    })),
+  );
+  await consumeAllowance(subjects.length);
+  const id = randomUUID();
+  const batch = await sql.begin(async (tx) => {
+    const [row] = await tx<BatchRow[]>`
+      insert into check_batches (id, tenant_id, use_case, datasets, mode, policy_version, subject_count, chunk_size)
+      values (${id}, ${tenant.tenant_id}, ${input.use_case ?? 'lookback'}, ${datasets}, 'async', ${policy.policy_version},
+              ${subjects.length}, ${CHUNK_SIZE})
+      returning *`;
+    for (let i = 0; i < subjects.length; i += INSERT_ROWS) {
+      const slice = subjects.slice(i, i + INSERT_ROWS).map((s, j) => ({
+        batch_id: id,
+        idx: i + j,
+        tenant_id: tenant.tenant_id,
+        applicant_id: s.applicant_id,
+        external_id: s.external_id,
+        subject: tx.json(s.subject as unknown as Parameters<typeof tx.json>[0]),
+      }));
+      await tx`insert into batch_subjects ${tx(slice)}`;
+    }
+    return row;
+  });
+  if (!batch) throw new Error('batch insert returned nothing');
+  await publishChunks(deps, batch);
+  return batchOut(batch);
+}
+
+/** Queues every chunk of a batch (msgID dedup makes a repeat within the stream window a no-op; the worker is
+ * idempotent beyond it) and marks the batch processing. */
+export async function publishChunks(
+  deps: { sql: Sql; bus: Bus },
+  batch: Pick<BatchRow, 'id' | 'subject_count' | 'chunk_size'>,
+) {
+  for (let from = 0; from < batch.subject_count; from += batch.chunk_size) {
+    const job: ChunkJob = {
+      batch_id: batch.id,
+      from,
+      to: Math.min(from + batch.chunk_size, batch.subject_count),
+    };
+    await deps.bus.publishJob('batch_chunk', job, `batch_chunk:${batch.id}:${from}`);
+  }
+  await deps.sql`update check_batches set status = 'processing', updated_at = now() where id = ${batch.id} and status = 'queued'`;
+}
+
+/** Batches committed but never queued (a crash between commit and publish) are queued by a later sweep. */
+export async function requeueStranded(deps: { sql: Sql; bus: Bus }): Promise<number> {
+  const rows = await deps.sql<BatchRow[]>`
+    select * from check_batches where status = 'queued' and created_at < now() - interval '30 seconds' limit 100`;
+  for (const b of rows) await publishChunks(deps, b);
+  return rows.length;
+}

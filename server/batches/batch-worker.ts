@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import type { ScreenSubject } from '../../matcher/types.js';
+import type { SubjectIn } from '../../schemas/subjects.js';
+import type { Bus, RunningWorker } from '../bus/jetstream.js';
+import { runWorker } from '../bus/jetstream.js';
+import type { Sql } from '../db/sql.js';
+import { checkPolicyFor } from '../flows/check-policy.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import { type AmlCheckOutcome, runAmlScreen } from '../screening/aml-check.js';
+import type { MatcherPool } from '../screening/matcher-pool.js';
+import { type ChunkJob, requeueStranded } from './batch-service.js';
+import type { BatchRow } from './batch-store.js';
+
+interface SubjectRow {
+  idx: number;
+  applicant_id: string | null;
+  external_id: string | null;
+  subject: SubjectIn;
+}
+
+export interface BatchWorkerDeps {
+  sql: Sql;
+  bus: Bus;
+  pool: MatcherPool;
+  metrics: Metrics;
+  log: Logger;
+}
+
+function toScreen(s: SubjectIn): ScreenSubject {
+  const { ref: _ref, reference_id: _rid, role: _role, ...rest } = s;
+  return { ...rest, ...(rest.nationality ? { nationality: rest.nationality.toUpperCase() } : {}) };
+}
+
+/** Screens one chunk of a batch. Exactly once per subject, whatever the redeliveries: the chunk's pending rows are
+ * locked, screened, and in the same transaction their checks are inserted, the rows marked done and the batch
+ * counters advanced by what this transaction changed. A crash anywhere rolls all of it back for the redelivery. */
+export async function processChunk(deps: BatchWorkerDeps, job: ChunkJob): Promise<{ screened: number }> {
+  const { sql } = deps;
+  return sql.begin(async (tx) => {
+    const [batch] = await tx<BatchRow[]>`select * from check_batches where id = ${job.batch_id}`;
+    if (!batch || batch.status === 'completed' || batch.status === 'failed') return { screened: 0 };
+    const rows = await tx<SubjectRow[]>`
+      select idx, applicant_id, external_id, subject from batch_subjects
+      where batch_id = ${job.batch_id} and idx >= ${job.from} and idx < ${job.to} and status = 'pending'
+      order by idx for update skip locked`;
+    if (!rows.length) return { screened: 0 };
+    const policy = await checkPolicyFor(tx as unknown as Sql, batch.tenant_id);
+    const outcomes: AmlCheckOutcome[] = await Promise.all(
+      rows.map((r) =>
+        runAmlScreen(
+          deps.pool,
+          deps.metrics,
+          toScreen(r.subject),
+          batch.datasets,
+          policy.aml_match_policy,
+          batch.use_case,
+        ),
+      ),
+    );
+    const now = new Date();
+    const checks = rows.map((r, i) => {
+      const o = outcomes[i] as AmlCheckOutcome;
+      return {
+        id: randomUUID(),
+        tenant_id: batch.tenant_id,
+        batch_id: batch.id,
+        applicant_id: r.applicant_id,
+        applicant_name: r.subject.name,
+        check_type: 'aml_screen',
+        status: 'completed',
+        result: o.result,
+        decision: o.decision,
+        mode: 'async',
+        use_case: batch.use_case,
+        input_ref: r.subject.reference_id ?? r.subject.ref ?? `${batch.id}:${r.idx}`,
+        reference: r.external_id,
+        latency_ms: o.latency_ms,
+        dataset_versions: [o.dataset_version],
+        datasets: batch.datasets,
+        policy_version: policy.policy_version,
+        evidence: tx.json(o.evidence as unknown as Parameters<typeof tx.json>[0]),
+        completed_at: now,
+      };
+    });
+    await tx`insert into checks ${tx(checks)}`;
+    const done = rows.map((r, i) => [r.idx, checks[i]?.id as string]);
+    await tx`
+      update batch_subjects b set status = 'done', check_id = v.check_id::uuid
+      from (values ${tx(done)}) as v(idx, check_id)
+      where b.batch_id = ${batch.id} and b.idx = v.idx::int`;
+    const [after] = await tx<{ status: string }[]>`
+      update check_batches set
+        completed_count = completed_count + ${rows.length},
+        status = case when completed_count + ${rows.length} + error_count >= subject_count then 'completed' else 'processing' end,
+        completed_at = case when completed_count + ${rows.length} + error_count >= subject_count then now() else null end,
+        updated_at = now()
+      where id = ${batch.id}
+      returning status`;
+    if (after?.status === 'completed') await emitCompleted(tx as unknown as Sql, batch.id);
+    return { screened: rows.length };
+  });
+}
+
+async function emitCompleted(tx: Sql, batchId: string): Promise<void> {
+  // the transaction that completes the batch holds its row lock, so exactly one writes the event
+  const [b] = await tx<BatchRow[]>`select * from check_batches where id = ${batchId}`;
+  if (!b) return;
+  await tx`
+    insert into outbox_events (tenant_id, type, resource_id, payload)
+    values (${b.tenant_id}, 'batch.completed', ${b.id}, ${tx.json({
+      batch_id: b.id,
+      status: b.status,
+      subject_count: b.subject_count,
+      completed_count: b.completed_count,
+      error_count: b.error_count,
+    })})`;
+}
+
+/** After the last redelivery a chunk's still-pending subjects are counted as errors, so the batch still ends. */
+async function giveUpChunk(deps: BatchWorkerDeps, job: ChunkJob, err: unknown): Promise<void> {
+  await deps.sql.begin(async (tx) => {
+    const failed = await tx`
+      update batch_subjects set status = 'error', error = ${(err as Error).message ?? String(err)}
+      where batch_id = ${job.batch_id} and idx >= ${job.from} and idx < ${job.to} and status = 'pending'
+      returning idx`;
+    if (!failed.length) return;
+    const [after] = await tx<{ status: string }[]>`
+      update check_batches set
+        error_count = error_count + ${failed.length},
+        status = case when completed_count + error_count + ${failed.length} >= subject_count then 'completed' else status end,
+        completed_at = case when completed_count + error_count + ${failed.length} >= subject_count then now() else completed_at end,
+        updated_at = now()
+      where id = ${job.batch_id} returning status`;
+    if (after?.status === 'completed') await emitCompleted(tx as unknown as Sql, job.batch_id);
+  });
+}
+
+export async function startBatchWorker(deps: BatchWorkerDeps): Promise<RunningWorker> {
+  // batches committed but never queued (crash between commit and publish) are queued again
+  const sweep = setInterval(() => {
+    requeueStranded(deps).catch((err: unknown) => deps.log.warn({ err }, 'batch requeue sweep failed'));
+  }, 30_000);
+  const worker = await runWorker<ChunkJob>(deps.bus, deps.log, {
+    kind: 'batch_chunk',
+    max_deliver: 5,
+    backoff_ms: [1_000, 5_000, 15_000, 60_000],
+    jitter: 0.2,
+    // a chunk takes well under a second; a worker killed mid-chunk has its chunk redelivered after this
+    ack_wait_ms: 15_000,
+    concurrency: 2,
+    handle: async (job) => {
+      await processChunk(deps, job);
+    },
+    onGiveUp: (job, err) => giveUpChunk(deps, job, err),
+  });
+  return {
+    async stop() {
+      clearInterval(sweep);
+      await worker.stop();
+    },
+  };
+}
