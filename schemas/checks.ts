@@ -16,12 +16,14 @@ export const CHECK_TYPES = [
   'ip_risk',
   'device_fingerprint',
   'document',
+  'selfie',
 ] as const;
 export const CheckType = StringEnum(CHECK_TYPES, { title: 'CheckType' });
 export type CheckType = Static<typeof CheckType>;
 
 export const CheckStatus = StringEnum(['completed', 'failed'] as const, { title: 'CheckStatus' });
-export const CheckResult = StringEnum(['clear', 'hit', 'error'] as const, { title: 'CheckResult' });
+export const CHECK_RESULTS = ['clear', 'hit', 'error', 'not_applicable'] as const;
+export const CheckResult = StringEnum(CHECK_RESULTS, { title: 'CheckResult' });
 export const CheckDecision = StringEnum(['AUTO_APPROVED', 'MANUAL_REVIEW', 'REJECTED'] as const, {
   title: 'CheckDecision',
 });
@@ -52,9 +54,11 @@ export const CheckOut = Type.Object(
     status: CheckStatus,
     result: CheckResult,
     decision: Nullable(CheckDecision),
+    reason_codes: Type.Optional(Type.Array(Type.String(), { description: 'signals this check raised' })),
     mode: StringEnum(['sync', 'async'] as const),
     use_case: Nullable(Type.String()),
     input_ref: Nullable(Type.String()),
+    reference: Type.Optional(Nullable(Type.String())),
     latency_ms: Type.Number(),
     dataset_versions: Type.Array(Type.String()),
     datasets: Type.Array(AmlDataset),
@@ -72,8 +76,24 @@ export type CheckOut = Static<typeof CheckOut>;
 export const CheckListQuery = Type.Object(
   {
     check_type: Type.Optional(CheckType),
-    flow_id: Type.Optional(Uuid),
+    status: Type.Optional(CheckStatus),
+    result: Type.Optional(CheckResult),
     applicant_id: Type.Optional(Uuid),
+    flow_id: Type.Optional(Uuid),
+    use_case: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    decision: Type.Optional(CheckDecision),
+    dataset: Type.Optional(AmlDataset),
+    reference: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: "The applicant's external_id, exact" }),
+    ),
+    input_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    search: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Case-insensitive substring of the screened name or the reference',
+      }),
+    ),
     limit: Type.Optional(Limit),
     after: Type.Optional(Cursor),
   },
@@ -85,3 +105,49 @@ export const CheckListOut = Type.Object(
   { items: Type.Array(CheckOut), next_cursor: Nullable(Type.String()) },
   { title: 'CheckListOut' },
 );
+
+export const AlertState = StringEnum(['open', 'in_review', 'escalated', 'closed'] as const, {
+  title: 'AlertState',
+});
+
+export const AlertOut = Type.Object(
+  {
+    id: Uuid,
+    check_id: Uuid,
+    state: AlertState,
+    subject_ref: Type.String(),
+    source_entity_id: Type.String(),
+    evidence: Type.Record(Type.String(), Type.Unknown()),
+    four_eyes_required: Type.Boolean(),
+    assigned_to: Nullable(Type.String()),
+    reviewed_by: Nullable(Type.String()),
+    disposed_by: Nullable(Type.String()),
+    disposed_at: NullableTimestamp,
+    disposition_reason: Nullable(Type.String()),
+    disposition_evidence: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+    escalated_at: NullableTimestamp,
+    queue_sla_at: NullableTimestamp,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    applicant: Nullable(
+      Type.Object({ id: Uuid, external_id: Nullable(Type.String()), name: Nullable(Type.String()) }),
+    ),
+    assignee: Nullable(Type.Object({ id: Type.String(), name: Type.String(), role: Type.String() })),
+    check: Nullable(
+      Type.Object({
+        id: Uuid,
+        applicant_id: Nullable(Uuid),
+        decision: Nullable(CheckDecision),
+        input_ref: Nullable(Type.String()),
+        latency_ms: Type.Number(),
+        mode: Type.String(),
+        status: CheckStatus,
+        use_case: Nullable(Type.String()),
+      }),
+    ),
+  },
+  { title: 'Alert' },
+);
+export type AlertOut = Static<typeof AlertOut>;
+
+export const AlertParams = Type.Object({ alert_id: Uuid }, { additionalProperties: false });

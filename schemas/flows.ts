@@ -123,12 +123,61 @@ export const FlowOut = Type.Object(
     flow_template_id: Type.Optional(Nullable(Uuid)),
     template_slug: Type.Optional(Nullable(Type.String())),
     policy_version: Type.Optional(Type.String()),
+    reviewed_by: Type.Optional(Nullable(Type.String({ description: 'who decided the flow in review' }))),
+    reviewed_at: Type.Optional(NullableTimestamp),
     created_at: Timestamp,
     completed_at: NullableTimestamp,
   },
   { title: 'Flow' },
 );
 export type FlowOut = Static<typeof FlowOut>;
+
+export const FLOW_KINDS = ['checks_only', 'document_verification'] as const;
+export const FlowKind = StringEnum(FLOW_KINDS, { title: 'FlowKind' });
+export const FLOW_STATES = [
+  'pending',
+  'awaiting_input',
+  'processing',
+  'needs_review',
+  'approved',
+  'rejected',
+  'failed',
+] as const;
+export const FlowState = StringEnum(FLOW_STATES, { title: 'FlowState' });
+export const FlowOutcome = StringEnum(['pending', 'approved', 'in_review'] as const, {
+  title: 'FlowOutcome',
+});
+
+const { status: _s, decision: _d, result: _r, ...shapeAFields } = FlowOut.properties;
+/** Shape B (the AML rerun's response): kind/state/outcome replace status/decision/result. */
+export const FlowOutB = Type.Object(
+  {
+    ...shapeAFields,
+    kind: FlowKind,
+    state: FlowState,
+    outcome: Type.Optional(FlowOutcome),
+    extracted_field_sources: Type.Optional(Type.Record(Type.String(), Type.String())),
+    template_name: Type.Optional(Nullable(Type.String())),
+  },
+  { title: 'FlowShapeB' },
+);
+export type FlowOutB = Static<typeof FlowOutB>;
+
+export const FlowDecideIn = Type.Object(
+  {
+    decision: FlowDecision,
+    reason_codes: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[a-z0-9_]{1,64}$' }), { maxItems: 20, uniqueItems: true }),
+    ),
+  },
+  { additionalProperties: false, title: 'FlowDecideIn' },
+);
+export type FlowDecideIn = Static<typeof FlowDecideIn>;
+
+export const ProcessAccepted = Type.Object(
+  { status: Type.Literal('accepted'), flow_id: Uuid },
+  { title: 'ProcessAccepted', additionalProperties: Type.String() },
+);
 
 export const RedactedFlowOut = Type.Object(
   { id: Uuid, reason_codes: Type.Array(Type.String()), result: FlowResult },

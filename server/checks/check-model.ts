@@ -11,9 +11,12 @@ export interface CheckRow {
   status: CheckOut['status'];
   result: CheckOut['result'];
   decision: CheckOut['decision'];
+  reason_codes: string[];
   mode: CheckOut['mode'];
   use_case: string | null;
   input_ref: string | null;
+  reference: string | null;
+  run_key: string | null;
   latency_ms: number;
   dataset_versions: string[];
   datasets: CheckOut['datasets'];
@@ -36,9 +39,11 @@ export function checkOut(r: CheckRow): CheckOut {
     status: r.status,
     result: r.result,
     decision: r.decision,
+    reason_codes: r.reason_codes ?? [],
     mode: r.mode,
     use_case: r.use_case,
     input_ref: r.input_ref,
+    reference: r.reference ?? null,
     latency_ms: r.latency_ms,
     dataset_versions: r.dataset_versions,
     datasets: r.datasets,

@@ -19,18 +19,35 @@ export function checkRoutes(sql: Sql) {
       responses: {
         200: { description: 'A page of checks', schema: CheckListOut },
         401: { description: 'Unauthorized', schema: ErrorEnvelope },
+        403: { description: 'A publishable key cannot read checks', schema: ErrorEnvelope },
         422: { description: 'Validation error', schema: ValidationFailure },
       },
       handler: async ({ query, principal }) => {
         const tenant = requireTenant(principal);
         const limit = query.limit ?? 50;
         const after = query.after ? decodeCursor(query.after) : null;
+        // every filter has a (tenant_id, <column>, seq desc) index or a GIN index (migration 003)
+        const like = query.search
+          ? `%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+          : '';
         const rows = await sql<CheckRow[]>`
           select * from checks
           where tenant_id = ${tenant.tenant_id}
             ${query.check_type ? sql`and check_type = ${query.check_type}` : sql``}
+            ${query.status ? sql`and status = ${query.status}` : sql``}
+            ${query.result ? sql`and result = ${query.result}` : sql``}
             ${query.flow_id ? sql`and flow_id = ${query.flow_id}` : sql``}
             ${query.applicant_id ? sql`and applicant_id = ${query.applicant_id}` : sql``}
+            ${query.use_case ? sql`and use_case = ${query.use_case}` : sql``}
+            ${query.decision ? sql`and decision = ${query.decision}` : sql``}
+            ${query.dataset ? sql`and datasets @> ${[query.dataset]}::text[]` : sql``}
+            ${query.reference ? sql`and reference = ${query.reference}` : sql``}
+            ${query.input_ref ? sql`and input_ref = ${query.input_ref}` : sql``}
+            ${
+              query.search
+                ? sql`and (lower(applicant_name) like ${like} or lower(reference) like ${like})`
+                : sql``
+            }
             ${after ? sql`and seq < ${after}` : sql``}
           order by seq desc
           limit ${limit + 1}`;

@@ -1,20 +1,135 @@
-import { resolvePolicy } from '../../matcher/index.js';
+import { isCountryCode } from '../../ingest/countries.js';
+import { ALGORITHMS, resolvePolicy } from '../../matcher/index.js';
 import type { MatchPolicy } from '../../matcher/types.js';
 import type { AmlDataset } from '../../schemas/common.js';
+import type { CheckPolicyIn, CheckPolicyOut } from '../../schemas/policy.js';
+import type { Sql } from '../db/sql.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
 
 export interface CheckPolicy {
   policy_version: string;
   default_datasets: AmlDataset[];
   aml_match_policy: MatchPolicy;
+  blocked_countries: string[];
+  device_velocity_threshold: number;
+  fatf_black_handling: 'flag' | 'block';
+  fatf_grey_handling: 'ignore' | 'flag';
+  four_eyes_required: boolean;
+  vpn_policy: 'allow' | 'review' | 'block';
 }
 
-// Until tenants can edit their policy (flows issue), every tenant screens under the documented defaults.
-const DEFAULT_CHECK_POLICY: CheckPolicy = {
+/** The stored document: everything but the version (which is the row's key). */
+export type StoredPolicy = Omit<CheckPolicy, 'policy_version'>;
+
+/** Policy of a tenant that never PUT one (documented in docs/decisions.md). */
+export const DEFAULT_CHECK_POLICY: CheckPolicy = Object.freeze({
   policy_version: 'default',
   default_datasets: ['sanctions', 'pep'],
   aml_match_policy: resolvePolicy(),
-};
+  blocked_countries: [],
+  device_velocity_threshold: 5,
+  fatf_black_handling: 'block',
+  fatf_grey_handling: 'flag',
+  four_eyes_required: false,
+  vpn_policy: 'review',
+}) as CheckPolicy;
 
-export async function checkPolicyFor(_tenantId: string): Promise<CheckPolicy> {
-  return DEFAULT_CHECK_POLICY;
+export const versionLabel = (v: number | null | undefined): string => (v ? `v${v}` : 'default');
+
+export function policyFromRow(version: number | null, stored: StoredPolicy | null): CheckPolicy {
+  if (!version || !stored) return DEFAULT_CHECK_POLICY;
+  return { ...stored, policy_version: versionLabel(version) };
+}
+
+/** The policy in force: read from Postgres on every call so a PUT applies to the very next flow in every
+ * process (the hot path reads it together with the template, in one round trip: see templates.ts). */
+export async function checkPolicyFor(sql: Sql, tenantId: string): Promise<CheckPolicy> {
+  const [row] = await sql<{ version: number; policy: StoredPolicy }[]>`
+    select version, policy from check_policies where tenant_id = ${tenantId}
+    order by version desc limit 1`;
+  return policyFromRow(row?.version ?? null, row?.policy ?? null);
+}
+
+/** Cross-field rules JSON Schema cannot say; each issue names its field. */
+export function validatePolicy(input: CheckPolicyIn): StoredPolicy {
+  const issues: ValidationIssue[] = [];
+  const aml = input.aml_match_policy ?? {};
+  const loc = (...p: (string | number)[]) => ['body', 'aml_match_policy', ...p];
+  if (aml.algorithm !== undefined && !ALGORITHMS.includes(aml.algorithm)) {
+    issues.push({
+      loc: loc('algorithm'),
+      msg: `must be one of: ${ALGORITHMS.join(', ')}`,
+      type: 'enum',
+    });
+  }
+  const resolved = resolvePolicy({
+    ...aml,
+    ...(aml.algorithm !== undefined && !ALGORITHMS.includes(aml.algorithm) ? { algorithm: undefined } : {}),
+  } as Partial<MatchPolicy>);
+  if (resolved.fail_threshold < resolved.review_threshold) {
+    issues.push({
+      loc: loc('fail_threshold'),
+      msg: `must be greater than or equal to review_threshold (${resolved.review_threshold})`,
+      type: 'value_error',
+    });
+  }
+  const overlap = resolved.include_sources.filter((s) => resolved.exclude_sources.includes(s));
+  if (overlap.length) {
+    issues.push({
+      loc: loc('exclude_sources'),
+      msg: `a source cannot be both included and excluded: ${overlap.join(', ')}`,
+      type: 'value_error',
+    });
+  }
+  const blocked = (input.blocked_countries ?? []).map((c) => c.toUpperCase());
+  blocked.forEach((c, i) => {
+    if (!isCountryCode(c)) {
+      issues.push({
+        loc: ['body', 'blocked_countries', i],
+        msg: `"${c}" is not an ISO 3166-1 alpha-2 country code`,
+        type: 'value_error',
+      });
+    }
+  });
+  if (issues.length) throw new ValidationError(issues);
+  const d = DEFAULT_CHECK_POLICY;
+  return {
+    default_datasets: input.default_datasets,
+    aml_match_policy: resolved,
+    blocked_countries: [...new Set(blocked)].sort(),
+    device_velocity_threshold: input.device_velocity_threshold ?? d.device_velocity_threshold,
+    fatf_black_handling: input.fatf_black_handling ?? d.fatf_black_handling,
+    fatf_grey_handling: input.fatf_grey_handling ?? d.fatf_grey_handling,
+    four_eyes_required: input.four_eyes_required ?? d.four_eyes_required,
+    vpn_policy: input.vpn_policy ?? d.vpn_policy,
+  };
+}
+
+/** Stores a new version; concurrent PUTs serialise on the tenant row so versions never collide. */
+export async function putCheckPolicy(sql: Sql, tenantId: string, stored: StoredPolicy): Promise<CheckPolicy> {
+  const version = await sql.begin(async (tx) => {
+    await tx`select 1 from tenants where id = ${tenantId} for update`;
+    const [row] = await tx<{ version: number }[]>`
+      insert into check_policies (tenant_id, version, policy)
+      select ${tenantId}, coalesce(max(version), 0) + 1, ${tx.json(stored as unknown as Parameters<typeof tx.json>[0])}
+      from check_policies where tenant_id = ${tenantId}
+      returning version`;
+    if (!row) throw new Error('policy insert returned nothing');
+    return row.version;
+  });
+  return { ...stored, policy_version: versionLabel(version) };
+}
+
+export function policyOut(p: CheckPolicy): CheckPolicyOut {
+  return {
+    aml_match_policy: p.aml_match_policy,
+    blocked_countries: p.blocked_countries,
+    default_datasets: p.default_datasets,
+    device_velocity_threshold: p.device_velocity_threshold,
+    fatf_black_handling: p.fatf_black_handling,
+    fatf_grey_handling: p.fatf_grey_handling,
+    four_eyes_required: p.four_eyes_required,
+    vpn_policy: p.vpn_policy,
+    policy_version: p.policy_version,
+  };
 }

@@ -1,9 +1,10 @@
-import type { FlowOut, FlowResult } from '../../schemas/flows.js';
+import type { FlowOut, FlowOutB, FlowResult } from '../../schemas/flows.js';
 import { type CheckRow, checkOut } from '../checks/check-model.js';
 
 export interface FlowRow {
   id: string;
   seq: string;
+  tenant_id: string;
   applicant_id: string;
   flow_template_id: string | null;
   template_slug: string | null;
@@ -17,6 +18,9 @@ export interface FlowRow {
   extracted_fields: Record<string, unknown>;
   failure_reason: string | null;
   policy_version: string | null;
+  process_run: number;
+  reviewed_by: string | null;
+  reviewed_at: Date | null;
   created_at: Date;
   completed_at: Date | null;
 }
@@ -53,7 +57,38 @@ export function flowOut(f: FlowRow, checks: CheckRow[] | undefined): FlowOut {
     flow_template_id: f.flow_template_id,
     template_slug: f.template_slug,
     ...(f.policy_version ? { policy_version: f.policy_version } : {}),
+    reviewed_by: f.reviewed_by ?? null,
+    reviewed_at: f.reviewed_at?.toISOString() ?? null,
     created_at: f.created_at.toISOString(),
     completed_at: f.completed_at?.toISOString() ?? null,
+  };
+}
+
+const OUTCOME: Partial<Record<FlowOut['status'], FlowOutB['outcome']>> = {
+  PENDING: 'pending',
+  AWAITING_INPUT: 'pending',
+  PROCESSING: 'pending',
+  NEEDS_REVIEW: 'in_review',
+  APPROVED: 'approved',
+};
+
+/** Shape B: kind/state/outcome instead of status/decision/result. REJECTED and FAILED have no outcome value
+ * in the spec's list, so `outcome` is omitted for them (state says it). */
+export function flowOutB(
+  f: FlowRow,
+  checks: CheckRow[],
+  template: { name: string; checks_only: boolean } | null,
+): FlowOutB {
+  const { status, decision: _d, result: _r, ...rest } = flowOut(f, checks);
+  const outcome = OUTCOME[status];
+  return {
+    ...rest,
+    kind: template && !template.checks_only ? 'document_verification' : 'checks_only',
+    state: status.toLowerCase() as FlowOutB['state'],
+    ...(outcome ? { outcome } : {}),
+    extracted_field_sources: Object.fromEntries(
+      Object.keys(f.extracted_fields).map((k) => [k, 'applicant_input']),
+    ),
+    template_name: template?.name ?? null,
   };
 }

@@ -2,18 +2,30 @@ import { Type } from '@sinclair/typebox';
 import { AllowanceExhausted, ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import {
   FlowCreateIn,
+  FlowDecideIn,
   FlowListOut,
   FlowListQuery,
   FlowOut,
+  FlowOutB,
   FlowParams,
+  ProcessAccepted,
   RedactedFlowOut,
 } from '../../schemas/flows.js';
 import { requireTenant } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { route } from '../http/router.js';
+import { loadGeo, resolveClientIp } from './client-metadata.js';
 import { type FlowRow, flowOut } from './flow-model.js';
-import { createFlow, type FlowDeps, getFlow } from './flow-service.js';
+import {
+  createFlow,
+  decideFlowReview,
+  type FlowDeps,
+  getFlow,
+  rerunAml,
+  startProcessing,
+} from './flow-service.js';
+import { hitRateLimit, type RateLimitConfig } from './rate-limit.js';
 
 const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
 const E403 = {
@@ -22,9 +34,16 @@ const E403 = {
 };
 const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
 const E422 = { description: 'Validation error', schema: ValidationFailure };
+const E402 = { description: 'Self-serve allowance used up', schema: AllowanceExhausted };
+const E422State = {
+  description: 'Validation error, or unsupported_operation: the flow is not in a status that allows this',
+  schema: Type.Union([ValidationFailure, ErrorEnvelope]),
+};
 
-export function flowRoutes(deps: FlowDeps) {
+export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
   const { sql } = deps;
+  // load the geolocation database now rather than on the first flow (its latency would land on a customer)
+  void loadGeo().catch(() => {});
   return [
     route({
       method: 'POST',
@@ -43,19 +62,32 @@ export function flowRoutes(deps: FlowDeps) {
           schema: Type.Union([FlowOut, RedactedFlowOut]),
         },
         401: E401,
-        402: { description: 'Self-serve allowance used up', schema: AllowanceExhausted },
+        402: E402,
         403: E403,
         422: E422,
+        429: {
+          description: 'Publishable key rate limit (RateLimit and Retry-After headers)',
+          schema: ErrorEnvelope,
+        },
         503: { description: 'Matcher overloaded or no dataset loaded', schema: ErrorEnvelope },
       },
       handler: async ({ body, principal, req }) => {
         const tenant = requireTenant(principal);
+        let limitHeaders: Record<string, string> = {};
+        if (tenant.kind === 'publishable') {
+          const ip = resolveClientIp(req.ip, req.headers['x-forwarded-for'], deps.trustedProxies);
+          limitHeaders = await hitRateLimit(deps.redis, deps.rateLimit, tenant.key_id, ip);
+        }
         const { flow, redacted } = await createFlow(deps, tenant, body, req);
         if (tenant.kind === 'publishable') {
           return {
             status: 201,
             body: redacted,
-            headers: { 'access-control-allow-origin': req.headers.origin ?? '', vary: 'Origin' },
+            headers: {
+              ...limitHeaders,
+              'access-control-allow-origin': req.headers.origin ?? '',
+              vary: 'Origin',
+            },
           };
         }
         return { status: 201, body: flow };
@@ -115,6 +147,80 @@ export function flowRoutes(deps: FlowDeps) {
         const tenant = requireTenant(principal);
         if (tenant.kind !== 'secret') throw new ApiError('forbidden');
         return { status: 200, body: await getFlow(sql, tenant.tenant_id, params.flow_id) };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/flows/{flow_id}/process',
+      operationId: 'processFlow',
+      summary: 'Queue a PENDING (or AWAITING_INPUT) flow for processing on a worker',
+      tag: 'flows',
+      auth: 'secret',
+      params: FlowParams,
+      responses: {
+        202: {
+          description: 'Accepted: the flow is PROCESSING and its job is queued',
+          schema: ProcessAccepted,
+        },
+        401: E401,
+        402: E402,
+        403: E403,
+        404: E404,
+        422: E422State,
+      },
+      handler: async ({ params, principal }) => {
+        const tenant = requireTenant(principal);
+        await startProcessing(deps, tenant, params.flow_id);
+        return { status: 202, body: { status: 'accepted', flow_id: params.flow_id } };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/flows/{flow_id}/decide',
+      operationId: 'decideFlow',
+      summary: 'Record a reviewer decision on a flow in NEEDS_REVIEW',
+      tag: 'flows',
+      auth: 'secret',
+      params: FlowParams,
+      body: FlowDecideIn,
+      responses: {
+        200: { description: 'The decided flow', schema: FlowOut },
+        401: E401,
+        403: E403,
+        404: E404,
+        422: E422State,
+      },
+      handler: async ({ params, principal, body }) => {
+        const tenant = requireTenant(principal);
+        const actor =
+          principal.kind === 'operator' ? `operator:${principal.operator_id}` : `api_key:${tenant.key_id}`;
+        return {
+          status: 200,
+          body: await decideFlowReview(sql, tenant.tenant_id, params.flow_id, body, actor),
+        };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/flows/{flow_id}/checks/aml_screen/rerun',
+      operationId: 'rerunAmlScreen',
+      summary:
+        'Run the AML screen again: records a new check; rules re-evaluated only for rules-made NEEDS_REVIEW',
+      tag: 'flows',
+      auth: 'secret',
+      params: FlowParams,
+      responses: {
+        200: { description: 'The flow (shape B)', schema: FlowOutB },
+        401: E401,
+        402: E402,
+        403: E403,
+        404: E404,
+        422: E422State,
+        503: { description: 'Matcher overloaded or no dataset loaded', schema: ErrorEnvelope },
+      },
+      handler: async ({ params, principal }) => {
+        const tenant = requireTenant(principal);
+        return { status: 200, body: await rerunAml(deps, tenant, params.flow_id) };
       },
     }),
   ];

@@ -1,70 +1,64 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import type { ScreenSubject } from '../../matcher/types.js';
+import type { BlockList } from 'node:net';
+import type { Redis } from 'ioredis';
+import type postgres from 'postgres';
 import type { AmlDataset } from '../../schemas/common.js';
-import type { FlowCreateIn, FlowDecision, FlowOut } from '../../schemas/flows.js';
+import type { FlowCreateIn, FlowDecideIn, FlowDecision, FlowOut, FlowOutB } from '../../schemas/flows.js';
+import type { Bus } from '../bus/jetstream.js';
 import type { CheckRow } from '../checks/check-model.js';
+import {
+  type ApplicantData,
+  type CheckInput,
+  type CheckOutcome,
+  type CheckRunDeps,
+  runCheck,
+  subjectName,
+} from '../checks/check-runners.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
+import type { FatfState } from '../fatf/fatf-store.js';
 import type { RequestInfo, TenantPrincipal } from '../http/router.js';
 import type { Metrics } from '../metrics.js';
-import { type AmlCheckOutcome, runAmlScreen } from '../screening/aml-check.js';
+import { type OutboxRow, outboxEvent } from '../outbox/outbox.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 import { checkPolicyFor } from './check-policy.js';
-import { type FlowRow, flowOut } from './flow-model.js';
-import { isChecksOnly, templateBySlug } from './templates.js';
+import { type ClientMetadata, captureClientMetadata } from './client-metadata.js';
+import { type FlowRow, flowOut, flowOutB } from './flow-model.js';
+import { assertCan, isTerminal, statusForDecision } from './flow-states.js';
+import {
+  buildCheckRecord,
+  type CheckContext,
+  eventRows,
+  insertFlowGraph,
+  recordCheck,
+} from './flow-store.js';
+import { decideFlow } from './rules.js';
+import { isChecksOnly, templateAndPolicy, templateById } from './templates.js';
 
 export interface FlowDeps {
   sql: Sql;
   pool: MatcherPool;
   metrics: Metrics;
+  redis: Redis;
+  bus: Bus;
+  fatf: () => FatfState;
   /** key for the keyed email hash (applicants keep email_hash, not the address) */
   piiKey: string;
+  trustedProxies: BlockList;
 }
 
-type Applicant = FlowCreateIn['applicant'];
+type Tx = postgres.TransactionSql;
+type Json = Parameters<Sql['json']>[0];
 
-export function subjectName(a: Applicant): string | undefined {
-  if (a.entity_type === 'business') return a.business_name?.trim() || undefined;
-  const parts = [a.legal_name_first, a.legal_name_middle, a.legal_name_last].filter(
-    (p): p is string => !!p?.trim(),
-  );
-  return parts.length ? parts.join(' ') : a.business_name?.trim() || undefined;
-}
-
-function subjectOf(a: Applicant, name: string): ScreenSubject {
-  return {
-    name,
-    type: a.entity_type === 'business' ? 'company' : 'person',
-    ...(a.dob ? { date_of_birth: a.dob } : {}),
-    ...(a.nationality ? { nationality: a.nationality.toUpperCase() } : {}),
-    ...(a.address_country ? { country: a.address_country.toUpperCase() } : {}),
-  };
-}
-
-const DEVICE_HEADERS = [
-  'sec-ch-ua',
-  'sec-ch-ua-platform',
-  'sec-ch-ua-mobile',
-  'x-device-model',
-  'x-app-version',
-];
-
-function clientMetadata(req: RequestInfo): Record<string, unknown> {
-  const device: Record<string, string> = {};
-  for (const h of DEVICE_HEADERS) {
-    const v = req.headers[h];
-    if (v) device[h] = v.slice(0, 200);
-  }
-  return {
-    ip: req.ip,
-    user_agent: req.headers['user-agent']?.slice(0, 500) ?? null,
-    origin: req.headers.origin ?? null,
-    device_headers: device,
-  };
-}
+const checkDeps = (d: FlowDeps): CheckRunDeps => ({
+  pool: d.pool,
+  metrics: d.metrics,
+  redis: d.redis,
+  fatf: d.fatf,
+});
 
 /** Consumes one unit of a self-serve allowance atomically; 402 when none is left. */
-async function consumeAllowance(sql: Sql, tenantId: string): Promise<void> {
+export async function consumeAllowance(sql: Sql | Tx, tenantId: string): Promise<void> {
   const rows = await sql<{ consumed: number }[]>`
     update tenants set consumed = consumed + 1
     where id = ${tenantId} and plan = 'self_serve' and consumed < allowance
@@ -78,8 +72,44 @@ async function consumeAllowance(sql: Sql, tenantId: string): Promise<void> {
   });
 }
 
-async function refundAllowance(sql: Sql, tenantId: string): Promise<void> {
+export async function refundAllowance(sql: Sql, tenantId: string): Promise<void> {
   await sql`update tenants set consumed = greatest(consumed - 1, 0) where id = ${tenantId} and plan = 'self_serve'`;
+}
+
+/** Runs checks with one allowance unit: refunded when infrastructure fails, so a failed screen costs nothing. */
+async function metered<T>(
+  sql: Sql,
+  tenant: { tenant_id: string; plan: string },
+  fn: () => Promise<T>,
+): Promise<T> {
+  const meteredTenant = tenant.plan === 'self_serve';
+  if (meteredTenant) await consumeAllowance(sql, tenant.tenant_id);
+  try {
+    return await fn();
+  } catch (err) {
+    if (meteredTenant) await refundAllowance(sql, tenant.tenant_id);
+    throw err;
+  }
+}
+
+function flowEvents(
+  f: { tenant_id: string; id: string; applicant_id: string },
+  d: {
+    status: string;
+    decision: FlowDecision | null;
+    reason_codes: string[];
+  },
+  types: ('flow.created' | 'flow.completed' | 'flow.decided')[],
+): OutboxRow[] {
+  return types.map((t) =>
+    outboxEvent(f.tenant_id, t, f.id, {
+      flow_id: f.id,
+      applicant_id: f.applicant_id,
+      status: d.status,
+      decision: d.decision,
+      decision_reason_codes: d.reason_codes,
+    }),
+  );
 }
 
 export async function createFlow(
@@ -90,14 +120,12 @@ export async function createFlow(
 ): Promise<{ flow: FlowOut; redacted: { id: string; reason_codes: string[]; result: string } }> {
   const { sql } = deps;
   const mode = input.mode ?? 'async';
-  const template = await templateBySlug(sql, tenant.tenant_id, input.template_slug ?? 'default');
+  const { template, policy } = await templateAndPolicy(
+    sql,
+    tenant.tenant_id,
+    input.template_slug ?? 'default',
+  );
   const checksOnly = isChecksOnly(template);
-  if (mode === 'sync' && !checksOnly) {
-    throw invalid(
-      ['body', 'mode'],
-      'mode sync is only valid for checks-only templates (no document or biometric checks)',
-    );
-  }
   if (tenant.kind === 'publishable') {
     if (mode !== 'sync' || !checksOnly) {
       throw new ApiError('forbidden', {
@@ -107,146 +135,120 @@ export async function createFlow(
     const origin = req.headers.origin;
     if (!origin || !tenant.allowed_origins.includes(origin)) throw new ApiError('origin_not_allowed');
   }
-  const policy = await checkPolicyFor(tenant.tenant_id);
-  const datasets = (input.datasets ?? template.default_datasets ?? policy.default_datasets) as AmlDataset[];
-  const runsAml = template.required_checks.includes('aml_screen');
-  const name = subjectName(input.applicant);
-  if (runsAml && !name) {
+  if (mode === 'sync' && !checksOnly) {
     throw invalid(
-      ['body', 'applicant', input.applicant.entity_type === 'business' ? 'business_name' : 'legal_name_last'],
+      ['body', 'mode'],
+      'mode sync is only valid for checks-only templates (no document or biometric checks)',
+    );
+  }
+  const datasets = (input.datasets ?? template.default_datasets ?? policy.default_datasets) as AmlDataset[];
+  const a = input.applicant;
+  const name = subjectName(a);
+  if (template.required_checks.includes('aml_screen') && !name) {
+    throw invalid(
+      ['body', 'applicant', a.entity_type === 'business' ? 'business_name' : 'legal_name_last'],
       'A name is required to screen the applicant (legal_name_first/legal_name_last, or business_name for a business)',
       'missing',
     );
   }
 
-  const a = input.applicant;
   const applicantId = randomUUID();
   const flowId = randomUUID();
   const emailHash = a.email
     ? createHmac('sha256', deps.piiKey).update(a.email.trim().toLowerCase()).digest('hex')
     : null;
-  const address = Object.fromEntries(
-    (
-      [
-        'address_line1',
-        'address_line2',
-        'address_city',
-        'address_region',
-        'address_postal_code',
-        'address_country',
-      ] as const
-    )
-      .filter((k) => a[k] !== undefined)
-      .map((k) => [k, a[k]]),
-  );
-  const meta = clientMetadata(req);
+  const addressKeys = [
+    'address_line1',
+    'address_line2',
+    'address_city',
+    'address_region',
+    'address_postal_code',
+    'address_country',
+  ] as const;
+  const address = Object.fromEntries(addressKeys.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
+  const meta = await captureClientMetadata(req, deps.trustedProxies);
   const type = input.type ?? (a.entity_type === 'business' ? 'kyb' : 'kyc');
+  const reference = a.external_id ?? null;
 
-  let aml: AmlCheckOutcome | undefined;
+  let outcomes: CheckOutcome[] = [];
   if (mode === 'sync') {
-    if (tenant.plan === 'self_serve') await consumeAllowance(sql, tenant.tenant_id);
-    try {
-      if (runsAml && name) {
-        aml = await runAmlScreen(
-          deps.pool,
-          deps.metrics,
-          subjectOf(a, name),
-          datasets,
-          policy.aml_match_policy,
-        );
-      }
-    } catch (err) {
-      if (tenant.plan === 'self_serve') await refundAllowance(sql, tenant.tenant_id);
-      throw err;
-    }
-  }
-
-  // sync: decided now. No matching rule → the template's default decision.
-  const decision: FlowDecision | null =
-    mode === 'sync' ? (aml?.decision ?? (template.default_decision as FlowDecision)) : null;
-  const status =
-    decision === null
-      ? 'PENDING'
-      : decision === 'MANUAL_REVIEW'
-        ? 'NEEDS_REVIEW'
-        : decision === 'REJECTED'
-          ? 'REJECTED'
-          : 'APPROVED';
-  const reasonCodes = aml?.reason_codes ?? [];
-  const applicantRow = {
-    id: applicantId,
-    tenant_id: tenant.tenant_id,
-    external_id: a.external_id ?? null,
-    entity_type: a.entity_type ?? 'individual',
-    legal_name_first: a.legal_name_first ?? null,
-    legal_name_middle: a.legal_name_middle ?? null,
-    legal_name_last: a.legal_name_last ?? null,
-    business_name: a.business_name ?? null,
-    dob: a.dob ?? null,
-    nationality: a.nationality?.toUpperCase() ?? null,
-    email_hash: emailHash,
-    address: sql.json(address),
-    consent: a.consent ? sql.json(a.consent) : null,
-    custom_attributes: sql.json(a.custom_attributes ?? {}),
-  };
-  const flowRow = {
-    id: flowId,
-    tenant_id: tenant.tenant_id,
-    applicant_id: applicantId,
-    flow_template_id: template.id,
-    template_slug: template.slug,
-    type,
-    status,
-    decision,
-    decision_reason_codes: reasonCodes,
-    execution_mode: mode,
-    datasets,
-    client_metadata: sql.json(meta as Parameters<typeof sql.json>[0]),
-    policy_version: policy.policy_version,
-  };
-
-  let flow: FlowRow;
-  let checks: CheckRow[] = [];
-  if (aml) {
-    const checkRow = {
-      id: randomUUID(),
+    const checkInput: CheckInput = {
       tenant_id: tenant.tenant_id,
       flow_id: flowId,
-      applicant_id: applicantId,
-      applicant_name: name ?? null,
-      check_type: 'aml_screen',
-      status: 'completed',
-      result: aml.result,
-      decision: aml.decision,
-      mode: 'sync',
-      latency_ms: aml.latency_ms,
-      dataset_versions: [aml.dataset_version],
+      applicant: a,
+      client_metadata: meta,
+      device: input.device,
+      mode,
       datasets,
-      policy_version: policy.policy_version,
-      evidence: sql.json(aml.evidence as unknown as Parameters<typeof sql.json>[0]),
+      policy,
     };
-    // one statement, one round trip: applicant, flow and check become visible together or not at all.
-    // Each `insert` is written as "( insert " on purpose: postgres.js picks the helper's form from the last
-    // keyword before it and mis-detects when the same keyword appears with different surrounding characters.
-    const rows = await sql<(FlowRow & { check_row: CheckRow })[]>`
-      with a as ( insert into applicants ${sql(applicantRow)} returning id ),
-      f as ( insert into flows ${sql({ ...flowRow, completed_at: new Date() })} returning * ),
-      c as ( insert into checks ${sql({ ...checkRow, completed_at: new Date() })} returning * )
-      select f.*, row_to_json(c.*) as check_row from f, c, a`;
-    const row = rows[0];
-    if (!row) throw new Error('flow insert returned nothing');
-    const { check_row, ...f } = row;
-    flow = f;
-    checks = [reviveCheck(check_row)];
-  } else {
-    const rows = await sql<FlowRow[]>`
-      with a as ( insert into applicants ${sql(applicantRow)} returning id )
-      insert into flows ${sql({ ...flowRow, completed_at: decision ? new Date() : null })}
-      returning *`;
-    const row = rows[0];
-    if (!row) throw new Error('flow insert returned nothing');
-    flow = row;
+    outcomes = await metered(sql, tenant, () =>
+      Promise.all(template.required_checks.map((c) => runCheck(checkDeps(deps), c, checkInput))),
+    );
   }
+  const ctx: CheckContext = {
+    tenant_id: tenant.tenant_id,
+    flow_id: flowId,
+    applicant_id: applicantId,
+    applicant_name: name ?? null,
+    reference,
+    mode,
+    policy,
+    run_key: null,
+  };
+  const records = outcomes.map((o) => buildCheckRecord(sql, o, ctx));
+  const decided =
+    mode === 'sync'
+      ? decideFlow(
+          records.map((r) => r.row),
+          template.default_decision,
+        )
+      : null;
+  const status = decided ? statusForDecision(decided.decision) : 'PENDING';
+  const f = { tenant_id: tenant.tenant_id, id: flowId, applicant_id: applicantId };
+  const d = { status, decision: decided?.decision ?? null, reason_codes: decided?.reason_codes ?? [] };
+  const events = [
+    ...flowEvents(f, d, ['flow.created']),
+    ...records.flatMap((r) => r.events),
+    ...(decided ? flowEvents(f, d, ['flow.completed', 'flow.decided']) : []),
+  ];
+  const { flow, checks } = await insertFlowGraph(sql, {
+    applicant: {
+      id: applicantId,
+      tenant_id: tenant.tenant_id,
+      external_id: reference,
+      entity_type: a.entity_type ?? 'individual',
+      legal_name_first: a.legal_name_first ?? null,
+      legal_name_middle: a.legal_name_middle ?? null,
+      legal_name_last: a.legal_name_last ?? null,
+      business_name: a.business_name ?? null,
+      dob: a.dob ?? null,
+      nationality: a.nationality?.toUpperCase() ?? null,
+      email_hash: emailHash,
+      address: sql.json(address),
+      consent: a.consent ? sql.json(a.consent) : null,
+      custom_attributes: sql.json(a.custom_attributes ?? {}),
+    },
+    flow: {
+      id: flowId,
+      tenant_id: tenant.tenant_id,
+      applicant_id: applicantId,
+      flow_template_id: template.id,
+      template_slug: template.slug,
+      type,
+      status,
+      decision: d.decision,
+      decision_reason_codes: d.reason_codes,
+      execution_mode: mode,
+      datasets,
+      client_metadata: sql.json(meta as unknown as Json),
+      policy_version: policy.policy_version,
+      completed_at: decided ? new Date() : null,
+    },
+    checks: records.map((r) => r.row),
+    alerts: records.flatMap((r) => r.alerts),
+    events,
+  });
   const out = flowOut(flow, checks);
   return {
     flow: out,
@@ -254,20 +256,293 @@ export async function createFlow(
   };
 }
 
-/** row_to_json gives timestamps as strings; bring them back to Dates like a plain select. */
-function reviveCheck(c: CheckRow): CheckRow {
-  return {
-    ...c,
-    seq: String(c.seq),
-    created_at: new Date(c.created_at),
-    completed_at: c.completed_at ? new Date(c.completed_at) : null,
-  };
+async function loadFlow(sql: Sql | Tx, tenantId: string, flowId: string, lock = false): Promise<FlowRow> {
+  const [flow] = lock
+    ? await sql<FlowRow[]>`select * from flows where id = ${flowId} and tenant_id = ${tenantId} for update`
+    : await sql<FlowRow[]>`select * from flows where id = ${flowId} and tenant_id = ${tenantId}`;
+  if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
+  return flow;
+}
+
+async function flowChecks(sql: Sql | Tx, tenantId: string, flowId: string): Promise<CheckRow[]> {
+  return sql<
+    CheckRow[]
+  >`select * from checks where flow_id = ${flowId} and tenant_id = ${tenantId} order by seq`;
 }
 
 export async function getFlow(sql: Sql, tenantId: string, flowId: string): Promise<FlowOut> {
-  const [flow] = await sql<FlowRow[]>`select * from flows where id = ${flowId} and tenant_id = ${tenantId}`;
-  if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
-  const checks = await sql<CheckRow[]>`
-    select * from checks where flow_id = ${flowId} and tenant_id = ${tenantId} order by seq`;
-  return flowOut(flow, checks);
+  const flow = await loadFlow(sql, tenantId, flowId);
+  return flowOut(flow, await flowChecks(sql, tenantId, flowId));
+}
+
+export interface FlowJob {
+  tenant_id: string;
+  flow_id: string;
+  run: number;
+}
+
+export const flowJobId = (j: FlowJob) => `flow_process-${j.flow_id}-${j.run}`;
+
+/**
+ * POST /process: PENDING | AWAITING_INPUT → PROCESSING, one allowance unit, and the job, atomically. The job is
+ * published inside the transaction: if publishing fails nothing changed; if the commit fails after publishing,
+ * the worker finds the run was never committed and drops the job (see handleFlowJob).
+ */
+export async function startProcessing(
+  deps: FlowDeps,
+  tenant: TenantPrincipal,
+  flowId: string,
+): Promise<void> {
+  await deps.sql.begin(async (tx) => {
+    const flow = await loadFlow(tx, tenant.tenant_id, flowId, true);
+    assertCan(flow.status, 'process', 'PROCESSING');
+    if (tenant.plan === 'self_serve') await consumeAllowance(tx, tenant.tenant_id);
+    const run = flow.process_run + 1;
+    await tx`
+      update flows set status = 'PROCESSING', process_run = ${run}, updated_at = now()
+      where id = ${flowId} and tenant_id = ${tenant.tenant_id} and status = ${flow.status}`;
+    const job: FlowJob = { tenant_id: tenant.tenant_id, flow_id: flowId, run };
+    await deps.bus.publishJob('flow_process', job, flowJobId(job));
+  });
+}
+
+/** Documents issue integration point: which required inputs a flow still lacks. Uploads do not exist yet, so
+ * every required document / biometric input is missing. */
+export async function missingInputs(
+  _sql: Sql,
+  _flow: FlowRow,
+  template: { required_checks: string[]; required_documents: unknown[] },
+): Promise<string[]> {
+  const missing = template.required_checks.filter((c) => c === 'document' || c === 'selfie');
+  if (template.required_documents.length && !missing.includes('document')) missing.push('document');
+  return missing;
+}
+
+async function applicantData(sql: Sql, tenantId: string, applicantId: string): Promise<ApplicantData> {
+  const [a] = await sql<(ApplicantData & { address: Record<string, string> })[]>`
+    select external_id, entity_type, legal_name_first, legal_name_middle, legal_name_last, business_name,
+           dob, nationality, address
+    from applicants where id = ${applicantId} and tenant_id = ${tenantId}`;
+  if (!a) throw new Error(`applicant ${applicantId} not found`);
+  return { ...a, address_country: a.address?.address_country ?? null };
+}
+
+export interface JobFaults {
+  /** called after each check is recorded (tests: simulate a crash mid-processing) */
+  afterCheck?(checkType: string): void | Promise<void>;
+}
+
+/**
+ * The flow_process worker. Idempotent under redelivery: each check of a run has the run_key `p<run>:<type>`,
+ * so a second delivery reuses the checks the first recorded, and the final move out of PROCESSING is guarded by
+ * `status = 'PROCESSING' and process_run = <run>`, so it happens once.
+ */
+export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFaults = {}): Promise<void> {
+  const { sql } = deps;
+  const [flow] = await sql<
+    FlowRow[]
+  >`select * from flows where id = ${job.flow_id} and tenant_id = ${job.tenant_id}`;
+  if (!flow) return;
+  // published inside a transaction that has not committed (yet, or ever): retry, and give up quietly
+  if (flow.process_run < job.run) throw new RunNotCommitted(job);
+  if (flow.process_run > job.run || flow.status !== 'PROCESSING') return;
+  const template = flow.flow_template_id
+    ? await templateById(sql, job.tenant_id, flow.flow_template_id)
+    : undefined;
+  if (!template) throw new Error(`flow ${flow.id} has no template`);
+  const policy = await checkPolicyFor(sql, job.tenant_id);
+  const applicant = await applicantData(sql, job.tenant_id, flow.applicant_id);
+  const name = subjectName(applicant) ?? null;
+  const input: CheckInput = {
+    tenant_id: job.tenant_id,
+    flow_id: flow.id,
+    applicant,
+    client_metadata: flow.client_metadata as Partial<ClientMetadata>,
+    mode: 'async',
+    datasets: flow.datasets,
+    policy,
+  };
+  const prefix = `p${job.run}:`;
+  const existing = new Map(
+    (
+      await sql<CheckRow[]>`
+        select * from checks where flow_id = ${flow.id} and run_key like ${`${prefix}%`} order by seq`
+    ).map((c) => [c.check_type as string, c]),
+  );
+  const recorded: CheckRow[] = [];
+  for (const type of template.required_checks.filter((c) => c !== 'document' && c !== 'selfie')) {
+    let row = existing.get(type);
+    if (!row) {
+      const outcome = await runCheck(checkDeps(deps), type, input);
+      const rec = buildCheckRecord(sql, outcome, {
+        tenant_id: job.tenant_id,
+        flow_id: flow.id,
+        applicant_id: flow.applicant_id,
+        applicant_name: name,
+        reference: applicant.external_id ?? null,
+        mode: 'async',
+        policy,
+        run_key: `${prefix}${type}`,
+      });
+      row = (await recordCheck(sql, rec, sql)).row;
+      await faults.afterCheck?.(type);
+    }
+    recorded.push(row);
+  }
+  const missing = await missingInputs(sql, flow, template);
+  await sql.begin(async (tx) => {
+    if (missing.length) {
+      await tx`
+        update flows set status = 'AWAITING_INPUT', policy_version = ${policy.policy_version}, updated_at = now()
+        where id = ${flow.id} and status = 'PROCESSING' and process_run = ${job.run}`;
+      return;
+    }
+    const decided = decideFlow(recorded, template.default_decision);
+    const status = statusForDecision(decided.decision);
+    const updated = await tx`
+      update flows set status = ${status}, decision = ${decided.decision},
+        decision_reason_codes = ${decided.reason_codes}, policy_version = ${policy.policy_version},
+        completed_at = now(), updated_at = now()
+      where id = ${flow.id} and status = 'PROCESSING' and process_run = ${job.run}
+      returning id`;
+    if (updated.length) {
+      const events = flowEvents(
+        flow,
+        { status, decision: decided.decision, reason_codes: decided.reason_codes },
+        ['flow.completed', 'flow.decided'],
+      );
+      await tx`insert into outbox_events ${tx(eventRows(sql, events))}`;
+    }
+  });
+}
+
+export class RunNotCommitted extends Error {
+  constructor(job: FlowJob) {
+    super(`flow ${job.flow_id} run ${job.run} is not committed`);
+  }
+}
+
+/** After the last delivery: a run that never committed is dropped; a real failure moves the flow to FAILED and
+ * refunds the unit (infrastructure failures never cost a customer a check). */
+export async function giveUpFlowJob(deps: FlowDeps, job: FlowJob, err: unknown): Promise<void> {
+  if (err instanceof RunNotCommitted) return;
+  const { sql } = deps;
+  await sql.begin(async (tx) => {
+    const [flow] = await tx<FlowRow[]>`
+      update flows set status = 'FAILED', failure_reason = ${(err as Error).message ?? String(err)},
+        completed_at = now(), updated_at = now()
+      where id = ${job.flow_id} and tenant_id = ${job.tenant_id} and status = 'PROCESSING'
+        and process_run = ${job.run}
+      returning *`;
+    if (!flow) return;
+    await tx`update tenants set consumed = greatest(consumed - 1, 0) where id = ${job.tenant_id} and plan = 'self_serve'`;
+    const events = flowEvents(flow, { status: 'FAILED', decision: null, reason_codes: [] }, [
+      'flow.completed',
+    ]);
+    await tx`insert into outbox_events ${tx(eventRows(sql, events))}`;
+  });
+}
+
+/** POST /decide: only from NEEDS_REVIEW (flow-states.ts); records the decision, reason codes, actor and time. */
+export async function decideFlowReview(
+  sql: Sql,
+  tenantId: string,
+  flowId: string,
+  input: FlowDecideIn,
+  actor: string,
+): Promise<FlowOut> {
+  const flow = await sql.begin(async (tx) => {
+    const current = await loadFlow(tx, tenantId, flowId, true);
+    const status = statusForDecision(input.decision);
+    assertCan(current.status, 'decide', status);
+    const codes = input.reason_codes ?? current.decision_reason_codes;
+    const [row] = await tx<FlowRow[]>`
+      update flows set status = ${status}, decision = ${input.decision}, decision_reason_codes = ${codes},
+        reviewed_by = ${actor}, reviewed_at = now(), updated_at = now(),
+        completed_at = ${isTerminal(status) ? new Date() : null}
+      where id = ${flowId} and tenant_id = ${tenantId} and status = ${current.status}
+      returning *`;
+    if (!row) throw new Error('decide lost its row lock');
+    const events = flowEvents(row, { status, decision: input.decision, reason_codes: codes }, [
+      'flow.decided',
+    ]);
+    for (const e of events) e.payload.reviewed_by = actor;
+    await tx`insert into outbox_events ${tx(eventRows(sql, events))}`;
+    return row;
+  });
+  return flowOut(flow, await flowChecks(sql, tenantId, flowId));
+}
+
+/**
+ * AML rerun (docs/decisions.md, "AML rerun"): always records a new aml_screen check. A flow in NEEDS_REVIEW whose
+ * decision the rules made has its rules re-evaluated over the latest check of each type; every other flow keeps
+ * its status. Returns shape B.
+ */
+export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: string): Promise<FlowOutB> {
+  const { sql } = deps;
+  const flow = await loadFlow(sql, tenant.tenant_id, flowId);
+  const template = flow.flow_template_id
+    ? await templateById(sql, tenant.tenant_id, flow.flow_template_id)
+    : undefined;
+  const policy = await checkPolicyFor(sql, tenant.tenant_id);
+  const applicant = await applicantData(sql, tenant.tenant_id, flow.applicant_id);
+  const name = subjectName(applicant);
+  if (!name) {
+    throw new ApiError('unsupported_operation', { message: 'The applicant has no name to screen' });
+  }
+  const outcome = await metered(sql, tenant, () =>
+    runCheck(checkDeps(deps), 'aml_screen', {
+      tenant_id: tenant.tenant_id,
+      flow_id: flow.id,
+      applicant,
+      client_metadata: {},
+      mode: 'sync',
+      datasets: flow.datasets,
+      policy,
+    }),
+  );
+  const rec = buildCheckRecord(sql, outcome, {
+    tenant_id: tenant.tenant_id,
+    flow_id: flow.id,
+    applicant_id: flow.applicant_id,
+    applicant_name: name,
+    reference: applicant.external_id ?? null,
+    mode: 'sync',
+    policy,
+    run_key: `rerun:${randomUUID()}`,
+  });
+  const updated = await sql.begin(async (tx) => {
+    const current = await loadFlow(tx, tenant.tenant_id, flowId, true);
+    await recordCheck(tx, rec, sql);
+    if (current.status !== 'NEEDS_REVIEW' || current.reviewed_by || !template) return current;
+    const latest = new Map<string, CheckRow>();
+    for (const c of await flowChecks(tx, tenant.tenant_id, flowId)) latest.set(c.check_type, c);
+    const decided = decideFlow([...latest.values()], template.default_decision);
+    const status = statusForDecision(decided.decision);
+    assertCan(current.status, 'rerun', status);
+    const same =
+      decided.decision === current.decision &&
+      decided.reason_codes.join(',') === current.decision_reason_codes.join(',');
+    if (same) return current;
+    const [row] = await tx<FlowRow[]>`
+      update flows set status = ${status}, decision = ${decided.decision},
+        decision_reason_codes = ${decided.reason_codes}, policy_version = ${policy.policy_version},
+        completed_at = ${isTerminal(status) ? new Date() : null}, updated_at = now()
+      where id = ${flowId} and status = 'NEEDS_REVIEW'
+      returning *`;
+    if (!row) return current;
+    const events = flowEvents(
+      row,
+      { status, decision: decided.decision, reason_codes: decided.reason_codes },
+      ['flow.decided'],
+    );
+    await tx`insert into outbox_events ${tx(eventRows(sql, events))}`;
+    return row;
+  });
+  const checks = await flowChecks(sql, tenant.tenant_id, flowId);
+  return flowOutB(
+    updated,
+    checks,
+    template ? { name: template.name, checks_only: isChecksOnly(template) } : null,
+  );
 }

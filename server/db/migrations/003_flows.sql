@@ -23,6 +23,7 @@ create index flows_tenant_type on flows (tenant_id, type, seq desc);
 
 -- run_key makes check recording idempotent: a redelivered job finds the check its first delivery recorded.
 alter table checks add column run_key text;
+alter table checks add column reason_codes text[] not null default '{}';
 create unique index checks_flow_run_key on checks (flow_id, run_key) where run_key is not null;
 create index checks_tenant_status on checks (tenant_id, status, seq desc);
 create index checks_tenant_result on checks (tenant_id, result, seq desc);

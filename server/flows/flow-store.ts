@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import type postgres from 'postgres';
+import type { CheckRow } from '../checks/check-model.js';
+import type { AlertDraft, CheckOutcome } from '../checks/check-runners.js';
+import type { Sql } from '../db/sql.js';
+import { type OutboxRow, outboxEvent } from '../outbox/outbox.js';
+import type { CheckPolicy } from './check-policy.js';
+import type { FlowRow } from './flow-model.js';
+import { decideCheck } from './rules.js';
+
+type Json = Parameters<Sql['json']>[0];
+type Row = Record<string, unknown>;
+type TxOrSql = Sql | postgres.TransactionSql;
+
+/** Alerts wait for an analyst this long before they count as overdue (docs/decisions.md). */
+export const ALERT_SLA_MS = 24 * 3600_000;
+
+export interface CheckContext {
+  tenant_id: string;
+  flow_id: string;
+  applicant_id: string;
+  applicant_name: string | null;
+  reference: string | null;
+  mode: 'sync' | 'async';
+  policy: CheckPolicy;
+  run_key: string | null;
+}
+
+export interface CheckRecord {
+  row: Row & { id: string; decision: CheckRow['decision']; reason_codes: string[] };
+  alerts: Row[];
+  events: OutboxRow[];
+}
+
+/** A check row, its alerts (one per matched entity) and their outbox events, ready to insert together. */
+export function buildCheckRecord(sql: Sql, o: CheckOutcome, ctx: CheckContext): CheckRecord {
+  const id = randomUUID();
+  const decided = decideCheck(o.signals, ctx.policy);
+  const now = new Date();
+  const alerts = o.alerts.map((a: AlertDraft) => ({
+    id: randomUUID(),
+    tenant_id: ctx.tenant_id,
+    check_id: id,
+    flow_id: ctx.flow_id,
+    applicant_id: ctx.applicant_id,
+    state: 'open',
+    subject_ref: ctx.reference ?? ctx.applicant_id,
+    source_entity_id: a.source_entity_id,
+    evidence: sql.json(a.evidence as Json),
+    four_eyes_required: ctx.policy.four_eyes_required,
+    queue_sla_at: new Date(now.getTime() + ALERT_SLA_MS),
+  }));
+  const row = {
+    id,
+    tenant_id: ctx.tenant_id,
+    flow_id: ctx.flow_id,
+    applicant_id: ctx.applicant_id,
+    applicant_name: ctx.applicant_name,
+    reference: ctx.reference,
+    check_type: o.check_type,
+    status: o.status,
+    result: o.result,
+    decision: o.status === 'completed' || decided.reason_codes.length ? decided.decision : null,
+    reason_codes: decided.reason_codes,
+    mode: ctx.mode,
+    latency_ms: o.latency_ms,
+    dataset_versions: o.dataset_versions,
+    datasets: o.datasets,
+    policy_version: ctx.policy.policy_version,
+    error: o.error,
+    evidence: sql.json(o.evidence as Json),
+    alert_count: alerts.length,
+    run_key: ctx.run_key,
+    completed_at: now,
+  };
+  const events = [
+    outboxEvent(ctx.tenant_id, 'check.completed', id, {
+      check_id: id,
+      flow_id: ctx.flow_id,
+      check_type: o.check_type,
+      status: o.status,
+      result: o.result,
+      decision: row.decision,
+      alert_count: alerts.length,
+    }),
+    ...alerts.map((a) =>
+      outboxEvent(ctx.tenant_id, 'alert.created', a.id, {
+        alert_id: a.id,
+        check_id: id,
+        flow_id: ctx.flow_id,
+        source_entity_id: a.source_entity_id,
+        four_eyes_required: a.four_eyes_required,
+      }),
+    ),
+  ];
+  return { row, alerts, events };
+}
+
+export const eventRows = (sql: Sql, events: OutboxRow[]) =>
+  events.map((e) => ({ ...e, payload: sql.json(e.payload as Json) }));
+
+/**
+ * Inserts a new flow with everything created with it in ONE statement (data-modifying CTEs): applicant, flow,
+ * checks, alerts and outbox events become visible together or not at all, in one round trip.
+ */
+export async function insertFlowGraph(
+  sql: Sql,
+  parts: { applicant: Row; flow: Row; checks: Row[]; alerts: Row[]; events: OutboxRow[] },
+): Promise<{ flow: FlowRow; checks: CheckRow[] }> {
+  // Each insert is its own fragment written as "( insert ": postgres.js picks the helper's form from the last
+  // keyword before it.
+  const ctes = [
+    sql`a as ( insert into applicants ${sql(parts.applicant)} returning id )`,
+    sql`f as ( insert into flows ${sql(parts.flow)} returning * )`,
+  ];
+  if (parts.checks.length) ctes.push(sql`c as ( insert into checks ${sql(parts.checks)} returning * )`);
+  if (parts.alerts.length) ctes.push(sql`al as ( insert into alerts ${sql(parts.alerts)} returning id )`);
+  if (parts.events.length) {
+    ctes.push(sql`o as ( insert into outbox_events ${sql(eventRows(sql, parts.events))} returning id )`);
+  }
+  const withClause = ctes
+    .slice(1)
+    .reduce((acc, c) => sql`${acc}, ${c}`, ctes[0] as postgres.PendingQuery<Row[]>);
+  const checksSel = parts.checks.length
+    ? sql`(select coalesce(json_agg(c.* order by c.seq), '[]') from c)`
+    : sql`'[]'::json`;
+  const rows = await sql<(FlowRow & { check_rows: CheckRow[] })[]>`
+    with ${withClause}
+    select f.*, ${checksSel} as check_rows from f`;
+  const row = rows[0];
+  if (!row) throw new Error('flow insert returned nothing');
+  const { check_rows, ...flow } = row;
+  return { flow, checks: check_rows.map(reviveCheck) };
+}
+
+/** json_agg gives timestamps as strings; bring them back to Dates like a plain select. */
+export function reviveCheck(c: CheckRow): CheckRow {
+  return {
+    ...c,
+    seq: String(c.seq),
+    created_at: new Date(c.created_at),
+    completed_at: c.completed_at ? new Date(c.completed_at) : null,
+  };
+}
+
+/**
+ * Records one check idempotently: a check with the same (flow_id, run_key) already recorded (an earlier delivery
+ * of the same job) is returned instead, and its alerts and events are not written again.
+ */
+export async function recordCheck(
+  sql: TxOrSql,
+  rec: CheckRecord,
+  jsonSql: Sql,
+): Promise<{ row: CheckRow; inserted: boolean }> {
+  const run = async (tx: postgres.TransactionSql) => {
+    const [inserted] = await tx<CheckRow[]>`
+      insert into checks ${tx(rec.row)}
+      on conflict (flow_id, run_key) where run_key is not null do nothing
+      returning *`;
+    if (!inserted) {
+      const [existing] = await tx<CheckRow[]>`
+        select * from checks where flow_id = ${rec.row.flow_id as string} and run_key = ${rec.row.run_key as string}`;
+      if (!existing) throw new Error('check conflict without a row');
+      return { row: existing, inserted: false };
+    }
+    if (rec.alerts.length) await tx`insert into alerts ${tx(rec.alerts)} on conflict do nothing`;
+    if (rec.events.length) await tx`insert into outbox_events ${tx(eventRows(jsonSql, rec.events))}`;
+    return { row: inserted, inserted: true };
+  };
+  if ('savepoint' in sql) return run(sql as postgres.TransactionSql);
+  return (sql as Sql).begin(run) as Promise<{ row: CheckRow; inserted: boolean }>;
+}

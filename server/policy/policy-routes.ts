@@ -1,0 +1,47 @@
+import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { CheckPolicyIn, CheckPolicyOut } from '../../schemas/policy.js';
+import { requireTenant } from '../auth/authenticate.js';
+import type { Sql } from '../db/sql.js';
+import { checkPolicyFor, policyOut, putCheckPolicy, validatePolicy } from '../flows/check-policy.js';
+import { route } from '../http/router.js';
+
+const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
+const E403 = { description: 'A publishable key cannot read or change the policy', schema: ErrorEnvelope };
+
+export function policyRoutes(sql: Sql) {
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/check_policy',
+      operationId: 'getCheckPolicy',
+      summary: 'The check policy in force (policy_version "default" until the first PUT)',
+      tag: 'check_policy',
+      auth: 'secret',
+      responses: { 200: { description: 'The policy', schema: CheckPolicyOut }, 401: E401, 403: E403 },
+      handler: async ({ principal }) => {
+        const tenant = requireTenant(principal);
+        return { status: 200, body: policyOut(await checkPolicyFor(sql, tenant.tenant_id)) };
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/v1/check_policy',
+      operationId: 'updateCheckPolicy',
+      summary: 'Replace the check policy (omitted fields take their defaults); each PUT bumps policy_version',
+      tag: 'check_policy',
+      auth: 'secret',
+      body: CheckPolicyIn,
+      responses: {
+        200: { description: 'The new policy with its version', schema: CheckPolicyOut },
+        401: E401,
+        403: E403,
+        422: { description: 'Validation error', schema: ValidationFailure },
+      },
+      handler: async ({ body, principal }) => {
+        const tenant = requireTenant(principal);
+        const stored = validatePolicy(body);
+        return { status: 200, body: policyOut(await putCheckPolicy(sql, tenant.tenant_id, stored)) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,120 @@
+import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import {
+  FlowTemplateCreateIn,
+  FlowTemplateListOut,
+  FlowTemplateListQuery,
+  FlowTemplateOut,
+  FlowTemplateParams,
+  FlowTemplatePatchIn,
+} from '../../schemas/templates.js';
+import { requireTenant } from '../auth/authenticate.js';
+import type { Sql } from '../db/sql.js';
+import type { TemplateRow } from '../flows/templates.js';
+import { decodeCursor, page } from '../http/cursor.js';
+import { route } from '../http/router.js';
+import { createTemplate, getTemplate, patchTemplate, templateOut } from './template-service.js';
+
+const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
+const E403 = { description: 'A publishable key cannot manage templates', schema: ErrorEnvelope };
+const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
+const E422 = { description: 'Validation error', schema: ValidationFailure };
+
+export function templateRoutes(sql: Sql) {
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/flow_templates',
+      operationId: 'listFlowTemplates',
+      summary: 'List flow templates, newest first',
+      tag: 'flow_templates',
+      auth: 'secret',
+      query: FlowTemplateListQuery,
+      responses: {
+        200: { description: 'A page of templates', schema: FlowTemplateListOut },
+        401: E401,
+        403: E403,
+        422: E422,
+      },
+      handler: async ({ query, principal }) => {
+        const tenant = requireTenant(principal);
+        const limit = query.limit ?? 50;
+        const after = query.after ? decodeCursor(query.after) : null;
+        const rows = await sql<TemplateRow[]>`
+          select * from flow_templates
+          where tenant_id = ${tenant.tenant_id}
+            ${query.archived === true ? sql`and archived_at is not null` : sql``}
+            ${query.archived === false ? sql`and archived_at is null` : sql``}
+            ${after ? sql`and seq < ${after}` : sql``}
+          order by seq desc
+          limit ${limit + 1}`;
+        const p = page(rows, limit);
+        return { status: 200, body: { items: p.rows.map(templateOut), next_cursor: p.next_cursor } };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/flow_templates',
+      operationId: 'createFlowTemplate',
+      summary: 'Create a flow template',
+      tag: 'flow_templates',
+      auth: 'secret',
+      body: FlowTemplateCreateIn,
+      responses: {
+        201: { description: 'The template', schema: FlowTemplateOut },
+        401: E401,
+        403: E403,
+        409: { description: 'The slug is taken in this tenant', schema: ErrorEnvelope },
+        422: E422,
+      },
+      handler: async ({ body, principal }) => {
+        const tenant = requireTenant(principal);
+        return { status: 201, body: templateOut(await createTemplate(sql, tenant.tenant_id, body)) };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/flow_templates/{flow_template_id}',
+      operationId: 'getFlowTemplate',
+      summary: 'Get a flow template',
+      tag: 'flow_templates',
+      auth: 'secret',
+      params: FlowTemplateParams,
+      responses: {
+        200: { description: 'The template', schema: FlowTemplateOut },
+        401: E401,
+        403: E403,
+        404: E404,
+        422: E422,
+      },
+      handler: async ({ params, principal }) => {
+        const tenant = requireTenant(principal);
+        return {
+          status: 200,
+          body: templateOut(await getTemplate(sql, tenant.tenant_id, params.flow_template_id)),
+        };
+      },
+    }),
+    route({
+      method: 'PATCH',
+      path: '/v1/flow_templates/{flow_template_id}',
+      operationId: 'updateFlowTemplate',
+      summary: 'Update a flow template; archived: true stops it from starting flows',
+      tag: 'flow_templates',
+      auth: 'secret',
+      params: FlowTemplateParams,
+      body: FlowTemplatePatchIn,
+      responses: {
+        200: { description: 'The template', schema: FlowTemplateOut },
+        401: E401,
+        403: E403,
+        404: E404,
+        422: E422,
+      },
+      handler: async ({ params, body, principal }) => {
+        const tenant = requireTenant(principal);
+        const row = await patchTemplate(sql, tenant.tenant_id, params.flow_template_id, body);
+        return { status: 200, body: templateOut(row) };
+      },
+    }),
+  ];
+}
