@@ -28,6 +28,7 @@ import { connectSql, ensureDatabase, type Sql } from './db/sql.js';
 import { documentRoutes } from './documents/document-routes.js';
 import type { DocumentDeps } from './documents/document-service.js';
 import { startDocumentVerifyWorker } from './documents/document-verify-worker.js';
+import { resumeFlowAfterDocuments } from './documents/flow-resume.js';
 import { fatfRoutes } from './fatf/fatf-routes.js';
 import { type FatfState, latestFatf } from './fatf/fatf-store.js';
 import { parseTrustedProxies } from './flows/client-metadata.js';
@@ -40,6 +41,8 @@ import { Router } from './http/router.js';
 import { createHttpApp, InFlight } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { startMonitorWorkers } from './monitors/monitor-jobs.js';
+import { monitorRoutes } from './monitors/monitor-routes.js';
 import { nativeAppRoutes } from './native-apps/native-app-routes.js';
 import { operatorRoutes } from './operators/operator-routes.js';
 import { ROOT } from './paths.js';
@@ -253,6 +256,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     maxBytes: config.DOCUMENT_MAX_BYTES,
     uploadTtlSeconds: config.DOCUMENT_UPLOAD_TTL_SECONDS,
     previewTtlSeconds: config.DOCUMENT_PREVIEW_TTL_SECONDS,
+    resumeFlow: resumeFlowAfterDocuments(flowDeps),
   };
   const routes = [
     ...healthRoutes(readiness, metrics, () => openapiDoc),
@@ -283,6 +287,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     ...auditRoutes(sql),
     ...webhookRoutes(webhookDeps),
     ...batchRoutes({ sql, bus, redis }),
+    ...monitorRoutes({ sql, bus }),
   ];
   for (const r of routes) router.add(r);
   openapiDoc = buildOpenApi(router.routes, VERSION);
@@ -346,6 +351,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
         if (resumed) log.info({ resumed }, 'scheduled applicant erasures re-queued');
         workers.push(await startWebhookDeliveryWorker(webhookDeps));
         workers.push(await startBatchWorker({ sql, bus, pool, metrics, log }));
+        workers.push(await startMonitorWorkers({ sql, bus, pool, metrics, log }));
         workers.push(startOutboxRelay(webhookDeps));
       }
     },

@@ -39,11 +39,19 @@ export function versionOut(v: VersionRow): DatasetVersionOut {
 
 /** Promotes in Postgres, then tells every process through the state KV. */
 export async function promoteAndAnnounce(
-  deps: DatasetDeps & { kv: KV },
+  deps: DatasetDeps & { kv: KV; bus: Bus },
   versionId: string,
 ): Promise<VersionRow> {
   const v = await promoteVersion(deps.sql, versionId);
   await deps.kv.put(STATE_KEYS.active_dataset, v.id);
+  if (v.previous_id !== null) {
+    // monitors are rescreened against what changed between the two versions, not against the whole list
+    await deps.bus.publishJob(
+      'monitor_delta',
+      { from: v.previous_id, to: v.id },
+      `monitor_delta:${v.previous_id}:${v.id}:${Date.now()}`,
+    );
+  }
   return v;
 }
 

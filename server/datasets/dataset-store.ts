@@ -198,19 +198,23 @@ export class PromoteError extends Error {
 
 /** Makes a ready version the active one; the previous active version goes back to ready (retired_at set).
  * Promoting an older version is the rollback. */
-export async function promoteVersion(sql: Sql, versionId: string): Promise<VersionRow> {
+export async function promoteVersion(
+  sql: Sql,
+  versionId: string,
+): Promise<VersionRow & { previous_id: string | null }> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(7351002)`;
     const [v] = await tx<VersionRow[]>`select * from dataset_versions where id = ${versionId} for update`;
     if (!v) throw new PromoteError('not_found', `dataset version ${versionId} not found`);
-    if (v.status === 'active') return v;
+    if (v.status === 'active') return { ...v, previous_id: null };
     if (v.status !== 'ready') {
       throw new PromoteError(
         'not_ready',
         `dataset version ${versionId} is ${v.status}; only a ready version can be promoted`,
       );
     }
-    await tx`update dataset_versions set status = 'ready', retired_at = now() where status = 'active'`;
+    const [previous] = await tx<{ id: string }[]>`
+      update dataset_versions set status = 'ready', retired_at = now() where status = 'active' returning id`;
     const [row] = await tx<VersionRow[]>`
       update dataset_versions set status = 'active', promoted_at = now(), retired_at = null
       where id = ${versionId} returning *`;
@@ -220,7 +224,7 @@ export async function promoteVersion(sql: Sql, versionId: string): Promise<Versi
       insert into outbox_events (tenant_id, type, resource_id, payload)
       values (null, 'dataset_version.promoted', ${row.id},
         ${tx.json({ dataset_version_id: row.id, name: row.name, promoted_at: row.promoted_at?.toISOString() ?? null })})`;
-    return row;
+    return { ...row, previous_id: previous?.id ?? null };
   });
 }
 

@@ -1,0 +1,184 @@
+import type { Entity } from '../../ingest/entity.js';
+import { buildIndex, openIndex } from '../../matcher/index.js';
+import type { Bus, RunningWorker } from '../bus/jetstream.js';
+import { runWorker } from '../bus/jetstream.js';
+import type { Sql } from '../db/sql.js';
+import { type CheckPolicy, checkPolicyFor } from '../flows/check-policy.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import { runAmlScreen } from '../screening/aml-check.js';
+import type { MatcherPool } from '../screening/matcher-pool.js';
+import { mergeMatches, recordMonitorCheck, toScreen } from './monitor-runner.js';
+import type { MonitorRow } from './monitor-store.js';
+
+export interface MonitorDeps {
+  sql: Sql;
+  bus: Bus;
+  pool: MatcherPool;
+  metrics: Metrics;
+  log: Logger;
+}
+
+/** A full rescreen of one monitor against the active version (scheduled runs and run_immediately). */
+export async function runMonitor(deps: MonitorDeps, monitorId: string): Promise<void> {
+  const [m] = await deps.sql<MonitorRow[]>`select * from monitors where id = ${monitorId}`;
+  if (!m || m.status !== 'active') return;
+  const policy = await checkPolicyFor(deps.sql, m.tenant_id);
+  const started = performance.now();
+  const outcomes = await Promise.all(
+    m.subjects.map((s) =>
+      runAmlScreen(deps.pool, deps.metrics, toScreen(s), m.datasets, policy.aml_match_policy, m.use_case),
+    ),
+  );
+  const versions = new Set(outcomes.map((o) => o.dataset_version));
+  // a promotion between two subjects' screens would mix versions in one check: screen again
+  if (versions.size > 1) throw new Error('dataset version changed during the run');
+  await recordMonitorCheck(
+    deps.sql,
+    m,
+    {
+      dataset_version: outcomes[0]?.dataset_version ?? '',
+      latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      matches: mergeMatches(outcomes.map((o) => o.evidence.matches)),
+    },
+    policy,
+  );
+}
+
+/** Claims due monitors (each exactly once, whichever process claims it) and queues their runs. */
+export async function claimDue(deps: Pick<MonitorDeps, 'sql' | 'bus'>, limit = 200): Promise<number> {
+  const due = await deps.sql<{ id: string; due: Date }[]>`
+    update monitors m set next_due_at = now() + make_interval(hours => m.interval_hours), updated_at = now()
+    from (
+      select id, next_due_at from monitors
+      where status = 'active' and next_due_at <= now()
+      order by next_due_at limit ${limit} for update skip locked
+    ) d
+    where m.id = d.id
+    returning m.id, d.next_due_at as due`;
+  for (const d of due) {
+    await deps.bus.publishJob(
+      'monitor_run',
+      { monitor_id: d.id },
+      `monitor_run:${d.id}:${d.due.toISOString()}`,
+    );
+  }
+  return due.length;
+}
+
+/** On promotion: screens every active monitor against only the entities added or changed between the two versions
+ * (a small index built here), records a check where something hits, and marks every monitor as screened against
+ * the new version. Resumable: monitors already at the new version are skipped on a redelivery. */
+export async function rescreenDelta(
+  deps: MonitorDeps,
+  from: string | null,
+  to: string,
+): Promise<{ changed: number; hits: number }> {
+  const { sql } = deps;
+  const changed: Entity[] = [];
+  await sql<{ data: Entity }[]>`
+    select b.data from dataset_entities b
+    where b.version_id = ${to}
+      and not exists (
+        select 1 from dataset_entities a
+        where a.version_id = ${from ?? '00000000-0000-0000-0000-000000000000'} and a.entity_id = b.entity_id and a.data = b.data
+      )`.cursor(1000, (rows) => {
+    for (const r of rows) changed.push(r.data);
+  });
+  let hits = 0;
+  if (changed.length === 0) {
+    await sql`update monitors set last_dataset_partition = ${to} where status = 'active'`;
+    return { changed: 0, hits };
+  }
+  const screener = openIndex(buildIndex(changed, to));
+  const policies = new Map<string, CheckPolicy>();
+  let after = '0';
+  for (;;) {
+    const page = await sql<MonitorRow[]>`
+      select * from monitors
+      where status = 'active' and seq > ${after} and last_dataset_partition is distinct from ${to}
+      order by seq limit 500`;
+    if (!page.length) break;
+    for (const m of page) {
+      let policy = policies.get(m.tenant_id);
+      if (!policy) {
+        policy = await checkPolicyFor(sql, m.tenant_id);
+        policies.set(m.tenant_id, policy);
+      }
+      const started = performance.now();
+      const results = m.subjects.map(
+        (s) =>
+          screener.screen(toScreen(s), {
+            datasets: m.datasets,
+            policy: policy.aml_match_policy,
+            use_case: m.use_case,
+          }).matches,
+      );
+      const matches = mergeMatches(results);
+      if (matches.some((x) => x.score >= x.evidence.threshold)) {
+        hits++;
+        await recordMonitorCheck(
+          sql,
+          m,
+          { dataset_version: to, latency_ms: performance.now() - started, matches, delta: { from, to } },
+          policy,
+        );
+      }
+    }
+    await sql`
+      update monitors set last_dataset_partition = ${to}, last_checked_at = now(), updated_at = now()
+      where id in ${sql(page.map((m) => m.id))} and last_dataset_partition is distinct from ${to}`;
+    after = page[page.length - 1]?.seq ?? after;
+  }
+  return { changed: changed.length, hits };
+}
+
+export async function startMonitorWorkers(
+  deps: MonitorDeps,
+  scheduler_interval_ms = 1000,
+): Promise<RunningWorker> {
+  const run = await runWorker<{ monitor_id: string }>(deps.bus, deps.log, {
+    kind: 'monitor_run',
+    max_deliver: 5,
+    backoff_ms: [1_000, 5_000, 30_000, 120_000],
+    jitter: 0.2,
+    ack_wait_ms: 30_000,
+    concurrency: 4,
+    handle: ({ monitor_id }) => runMonitor(deps, monitor_id),
+    async onGiveUp({ monitor_id }, err) {
+      await deps.sql`
+        update monitors set failure_reason = ${(err as Error).message ?? String(err)}, updated_at = now()
+        where id = ${monitor_id}`;
+    },
+  });
+  const delta = await runWorker<{ from: string | null; to: string }>(deps.bus, deps.log, {
+    kind: 'monitor_delta',
+    max_deliver: 5,
+    backoff_ms: [2_000, 10_000, 60_000, 300_000],
+    ack_wait_ms: 60_000,
+    concurrency: 1,
+    async handle({ from, to }) {
+      const r = await rescreenDelta(deps, from, to);
+      deps.log.info({ from, to, ...r }, 'monitors rescreened against the promotion delta');
+    },
+  });
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let pass: Promise<unknown> = Promise.resolve();
+  const tick = () => {
+    pass = claimDue(deps)
+      .catch((err: unknown) => deps.log.warn({ err }, 'monitor scheduler pass failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, scheduler_interval_ms);
+      });
+  };
+  tick();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await pass;
+      await Promise.all([run.stop(), delta.stop()]);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { Match, ScreenSubject } from '../../matcher/types.js';
+import type { SubjectIn } from '../../schemas/subjects.js';
+import type { Sql } from '../db/sql.js';
+import { type CheckPolicy, checkPolicyFor } from '../flows/check-policy.js';
+import { type MonitorRow, subjectRef } from './monitor-store.js';
+
+export function toScreen(s: SubjectIn): ScreenSubject {
+  const { ref: _ref, reference_id: _rid, role: _role, ...rest } = s;
+  return rest;
+}
+
+export interface MonitorScreen {
+  dataset_version: string;
+  latency_ms: number;
+  /** the best match per entity over every subject of the monitor */
+  matches: Match[];
+  /** set for a promotion rescreen: only entities changed between these versions were screened */
+  delta?: { from: string | null; to: string };
+}
+
+/** Merges per-subject results: one match per entity, the highest score. */
+export function mergeMatches(results: Match[][]): Match[] {
+  const best = new Map<string, Match>();
+  for (const r of results) {
+    for (const m of r) {
+      const prev = best.get(m.entity_id);
+      if (!prev || m.score > prev.score) best.set(m.entity_id, m);
+    }
+  }
+  return [...best.values()].sort((a, b) => b.score - a.score);
+}
+
+/** Records a monitor's check and raises alerts for new hits, in one transaction:
+ * - an entity with an open (not closed) alert for this monitor raises nothing (an unchanged hit is no new alert);
+ * - an entity whose last alert was closed (false positive or true match) raises nothing unless that entity's list
+ *   data changed since (its fingerprint differs): the false-positive memory.
+ * Returns the ids of the alerts raised. */
+export async function recordMonitorCheck(
+  sql: Sql,
+  monitor: MonitorRow,
+  screen: MonitorScreen,
+  policy?: CheckPolicy,
+): Promise<{ check_id: string; alerts: string[] }> {
+  const p = policy ?? (await checkPolicyFor(sql, monitor.tenant_id));
+  const hits = screen.matches.filter((m) => m.score >= m.evidence.threshold);
+  const checkId = randomUUID();
+  return sql.begin(async (tx) => {
+    const fingerprints = new Map<string, string>();
+    if (hits.length) {
+      const rows = await tx<{ entity_id: string; fp: string }[]>`
+        select entity_id, md5(data::text) as fp from dataset_entities
+        where version_id = ${screen.dataset_version} and entity_id in ${tx(hits.map((h) => h.entity_id))}`;
+      for (const r of rows) fingerprints.set(r.entity_id, r.fp);
+    }
+    const ref = subjectRef(monitor);
+    const raise: Match[] = [];
+    for (const h of hits) {
+      const [last] = await tx<{ state: string; fp: string | null }[]>`
+        select state, evidence->>'entity_fingerprint' as fp from alerts
+        where tenant_id = ${monitor.tenant_id} and subject_ref = ${ref} and source_entity_id = ${h.entity_id}
+        order by created_at desc limit 1`;
+      if (!last) raise.push(h);
+      else if (last.state.startsWith('closed') && last.fp !== (fingerprints.get(h.entity_id) ?? null))
+        raise.push(h);
+    }
+    await tx`
+      insert into checks ${tx({
+        id: checkId,
+        tenant_id: monitor.tenant_id,
+        applicant_id: monitor.applicant_id,
+        applicant_name: monitor.subjects[0]?.name ?? null,
+        check_type: 'aml_screen',
+        status: 'completed',
+        result: hits.length ? 'hit' : 'clear',
+        decision: hits.length ? 'MANUAL_REVIEW' : 'AUTO_APPROVED',
+        mode: 'async',
+        use_case: monitor.use_case,
+        input_ref: ref,
+        reference: monitor.external_id,
+        latency_ms: screen.latency_ms,
+        dataset_versions: [screen.dataset_version],
+        datasets: monitor.datasets,
+        policy_version: p.policy_version,
+        evidence: tx.json({
+          monitor_id: monitor.id,
+          subjects: monitor.subjects,
+          algorithm: p.aml_match_policy.algorithm,
+          matches: screen.matches,
+          ...(screen.delta ? { delta: screen.delta } : {}),
+        } as unknown as Parameters<typeof tx.json>[0]),
+        alert_count: raise.length,
+        completed_at: new Date(),
+      })}`;
+    const alertIds: string[] = [];
+    for (const h of raise) {
+      const id = randomUUID();
+      alertIds.push(id);
+      await tx`
+        insert into alerts ${tx({
+          id,
+          tenant_id: monitor.tenant_id,
+          check_id: checkId,
+          applicant_id: monitor.applicant_id,
+          subject_ref: ref,
+          source_entity_id: h.entity_id,
+          evidence: tx.json({
+            match: h,
+            entity_fingerprint: fingerprints.get(h.entity_id) ?? null,
+            dataset_version: screen.dataset_version,
+            monitor_id: monitor.id,
+          } as unknown as Parameters<typeof tx.json>[0]),
+          four_eyes_required: p.four_eyes_required,
+        })}`;
+      await tx`
+        insert into outbox_events (tenant_id, type, resource_id, payload)
+        values (${monitor.tenant_id}, 'alert.created', ${id}, ${tx.json({ alert_id: id, check_id: checkId, monitor_id: monitor.id, state: 'open' })})`;
+    }
+    if (alertIds.length) {
+      await tx`
+        insert into outbox_events (tenant_id, type, resource_id, payload)
+        values (${monitor.tenant_id}, 'monitor.match', ${monitor.id},
+          ${tx.json({ monitor_id: monitor.id, check_id: checkId, alert_ids: alertIds, dataset_version: screen.dataset_version })})`;
+    }
+    await tx`
+      update monitors set last_check_id = ${checkId}, last_checked_at = now(),
+        last_dataset_partition = ${screen.dataset_version}, policy_version = ${p.policy_version}, updated_at = now()
+      where id = ${monitor.id}`;
+    return { check_id: checkId, alerts: alertIds };
+  });
+}
