@@ -19,7 +19,9 @@ import { connectNats } from './bus/nats.js';
 import { openStateKv, STATE_KEYS, type Watch, watchKey } from './bus/state-kv.js';
 import { checkRoutes } from './checks/check-routes.js';
 import type { Config } from './config.js';
+import { DASHBOARD_TAG, dashboardRoutes } from './dashboard/dashboard-routes.js';
 import { startDatasetBuildWorker } from './datasets/dataset-build-worker.js';
+import { datasetOperatorRoutes } from './datasets/dataset-operator-routes.js';
 import { datasetRoutes } from './datasets/dataset-routes.js';
 import { activeVersion, type DatasetDeps, loadVersionIndex } from './datasets/dataset-store.js';
 import { migrate } from './db/migrate.js';
@@ -262,6 +264,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     ...healthRoutes(readiness, metrics, () => openapiDoc),
     ...tenantRoutes(sql),
     ...datasetRoutes({ ...datasetDeps, kv, bus }),
+    ...datasetOperatorRoutes(sql),
     ...fatfRoutes({ sql, kv, onChange: refreshFatf }),
     ...flowRoutes({
       ...flowDeps,
@@ -288,9 +291,14 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     ...webhookRoutes(webhookDeps),
     ...batchRoutes({ sql, bus, redis }),
     ...monitorRoutes({ sql, bus }),
+    ...dashboardRoutes(),
   ];
   for (const r of routes) router.add(r);
-  openapiDoc = buildOpenApi(router.routes, VERSION);
+  // the dashboard's static pages are not part of the API contract
+  openapiDoc = buildOpenApi(
+    router.routes.filter((r) => r.spec.tag !== DASHBOARD_TAG),
+    VERSION,
+  );
 
   const inflight = new InFlight();
   const uws = createHttpApp(

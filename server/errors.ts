@@ -28,6 +28,16 @@ export const ERRORS = {
   },
   document_state_conflict: { status: 409, message: 'The document is not in a state that allows this action' },
   already_exists: { status: 409, message: 'A resource with the same unique key already exists' },
+  alert_state_conflict: { status: 409, message: 'The alert is not in a state that allows this action' },
+  alert_nothing_pending: { status: 409, message: 'No disposition of this alert is pending approval' },
+  alert_evidence_stale: {
+    status: 409,
+    message: "The alert's evidence changed after the disposition was proposed; reject it and review again",
+  },
+  self_approval_forbidden: {
+    status: 403,
+    message: 'Four-eyes review: the operator who proposed a disposition cannot approve it',
+  },
   idempotency_key_reused: { status: 422, message: 'The Idempotency-Key was already used with a different body' },
   idempotency_in_flight: { status: 409, message: 'A request with this Idempotency-Key is still being processed' },
   payload_too_large: { status: 413, message: 'Request body is too large' },

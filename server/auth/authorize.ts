@@ -32,6 +32,7 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   listChecks: 'analyst',
   createCheckBatch: 'analyst',
   getCheckBatch: 'analyst',
+  listCheckBatches: 'analyst',
   // alerts: analysts work them, supervisors give the second pair of eyes
   listAlerts: 'analyst',
   getAlert: 'analyst',
@@ -44,6 +45,7 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   createMonitor: 'analyst',
   listMonitors: 'analyst',
   getMonitor: 'analyst',
+  deleteMonitor: 'supervisor',
   // tenant-wide configuration
   getCheckPolicy: 'analyst',
   updateCheckPolicy: 'admin',
@@ -55,6 +57,10 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   createWebhookEndpoint: 'admin',
   updateWebhookEndpoint: 'admin',
   deleteWebhookEndpoint: 'admin',
+  getWebhookEndpoint: 'admin',
+  listWebhookDeliveries: 'admin',
+  redeliverWebhook: 'admin',
+  rotateWebhookSecret: 'admin',
   // applicants (internal_status / risk_tier edits need admin: see authorizeApplicantPatch)
   listApplicants: 'analyst',
   getApplicant: 'analyst',

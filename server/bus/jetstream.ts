@@ -21,7 +21,9 @@ export const JOB_KINDS = [
   'webhook_delivery',
   'flow_process',
   'batch_chunk',
-, 'monitor_run', 'monitor_delta'] as const;
+  'monitor_run',
+  'monitor_delta',
+] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 export const jobsStream = (ns: string) => `${ns}_jobs`;

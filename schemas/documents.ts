@@ -1,0 +1,115 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
+import { DocumentSide, DocumentType } from './templates.js';
+
+// one vocabulary with flow templates (required_documents / allowed_document_types)
+export { DOCUMENT_SIDES, DOCUMENT_TYPES, DocumentSide, DocumentType } from './templates.js';
+
+/** pending → uploaded (client called complete) → verified | rejected (after HeadObject, size and magic bytes). */
+export const UPLOAD_STATUSES = ['pending', 'uploaded', 'verified', 'rejected'] as const;
+export const UploadStatus = StringEnum(UPLOAD_STATUSES, { title: 'UploadStatus' });
+export type UploadStatus = Static<typeof UploadStatus>;
+
+export const DOCUMENT_MIME_TYPES = ['image/jpeg', 'image/png', 'image/heic', 'application/pdf'] as const;
+export const DocumentMimeType = StringEnum(DOCUMENT_MIME_TYPES, {
+  title: 'DocumentMimeType',
+  description: 'declared content type; the upload must match it (checked by magic bytes). Default image/jpeg',
+});
+export type DocumentMimeType = Static<typeof DocumentMimeType>;
+
+export const REJECTION_REASONS = ['object_missing', 'empty', 'too_large', 'content_mismatch'] as const;
+
+export const PresignedUploadOut = Type.Object(
+  {
+    url: Type.String(),
+    method: Type.Literal('PUT'),
+    headers: Type.Record(Type.String(), Type.String(), {
+      description: 'headers the upload must send exactly (the content type is part of the signature)',
+    }),
+    expires_in: Type.Integer({ description: 'seconds the URL stays valid' }),
+    max_bytes: Type.Integer({ description: 'larger uploads are rejected at verification' }),
+  },
+  { title: 'PresignedUploadOut' },
+);
+
+export const DocumentCreateIn = Type.Object(
+  {
+    doc_type: DocumentType,
+    mime_type: Type.Optional(Nullable(DocumentMimeType)),
+    side: Type.Optional(DocumentSide),
+  },
+  { additionalProperties: false, title: 'DocumentCreateIn' },
+);
+export type DocumentCreateIn = Static<typeof DocumentCreateIn>;
+
+export const DocumentSubmissionCreateIn = Type.Object(
+  {
+    submission_id: Type.String({ format: 'uuid', description: 'the flow the document belongs to (its id)' }),
+    doc_type: DocumentType,
+    mime_type: Type.Optional(Nullable(DocumentMimeType)),
+    side: Type.Optional(DocumentSide),
+  },
+  { additionalProperties: false, title: 'DocumentSubmissionCreateIn' },
+);
+export type DocumentSubmissionCreateIn = Static<typeof DocumentSubmissionCreateIn>;
+
+export const DocumentCreatedOut = Type.Object(
+  {
+    id: Uuid,
+    flow_id: Uuid,
+    submission_id: Type.Optional(Uuid),
+    doc_type: DocumentType,
+    side: DocumentSide,
+    mime_type: DocumentMimeType,
+    upload: PresignedUploadOut,
+    upload_status: UploadStatus,
+    created_at: Timestamp,
+  },
+  { title: 'DocumentCreated' },
+);
+
+export const DocumentOut = Type.Object(
+  {
+    id: Uuid,
+    flow_id: Uuid,
+    doc_type: DocumentType,
+    side: DocumentSide,
+    mime_type: DocumentMimeType,
+    upload_status: UploadStatus,
+    rejection_reason: Nullable(StringEnum(REJECTION_REASONS)),
+    size_bytes: Nullable(Type.Integer()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    completed_at: NullableTimestamp,
+    verified_at: NullableTimestamp,
+  },
+  { title: 'Document' },
+);
+export type DocumentOut = Static<typeof DocumentOut>;
+
+export const DocumentListOut = Type.Object(
+  { items: Type.Array(DocumentOut), next_cursor: Nullable(Type.String()) },
+  { title: 'DocumentListOut' },
+);
+
+export const DocumentCompleteOut = Type.Object(
+  { document_id: Uuid, upload_status: UploadStatus },
+  { title: 'DocumentCompleteOut' },
+);
+
+export const DocumentPreviewOut = Type.Object(
+  {
+    url: Type.String({ description: 'pre-signed GET, usable by a browser until expires_at' }),
+    method: Type.Literal('GET'),
+    content_type: DocumentMimeType,
+    expires_in: Type.Integer(),
+    expires_at: Timestamp,
+  },
+  { title: 'DocumentPreviewOut' },
+);
+
+export const FlowDocumentParams = Type.Object({ flow_id: Uuid }, { additionalProperties: false });
+export const DocumentParams = Type.Object(
+  { flow_id: Uuid, document_id: Uuid },
+  { additionalProperties: false },
+);

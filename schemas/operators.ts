@@ -1,0 +1,58 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Cursor, Limit, ListOf, StringEnum, Timestamp, Uuid } from './common.js';
+
+export const OPERATOR_ROLES = ['analyst', 'supervisor', 'admin'] as const;
+export const OperatorRole = StringEnum(OPERATOR_ROLES, {
+  title: 'OperatorRole',
+  description: 'analyst works alerts; supervisor approves four-eyes decisions; admin configures the tenant',
+});
+
+export const OperatorCreateIn = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    role: OperatorRole,
+    password: Type.String({
+      minLength: 12,
+      maxLength: 256,
+      description: 'initial password, at least 12 characters',
+    }),
+  },
+  { additionalProperties: false, title: 'OperatorCreateIn' },
+);
+export type OperatorCreateIn = Static<typeof OperatorCreateIn>;
+
+export const OperatorOut = Type.Object(
+  {
+    id: Uuid,
+    email: Type.String(),
+    name: Type.String(),
+    role: OperatorRole,
+    disabled: Type.Boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Operator' },
+);
+export type OperatorOut = Static<typeof OperatorOut>;
+
+export const OperatorListQuery = Type.Object(
+  { role: Type.Optional(OperatorRole), limit: Type.Optional(Limit), after: Type.Optional(Cursor) },
+  { additionalProperties: false },
+);
+export const OperatorListOut = ListOf(OperatorOut, 'OperatorListOut');
+
+export const SessionCreateIn = Type.Object(
+  {
+    tenant_id: Type.String({ format: 'uuid', description: 'the tenant (workspace) to sign in to' }),
+    email: Type.String({ minLength: 3, maxLength: 254 }),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
+  },
+  { additionalProperties: false, title: 'SessionCreateIn' },
+);
+export type SessionCreateIn = Static<typeof SessionCreateIn>;
+
+export const SessionOut = Type.Object(
+  { operator: OperatorOut, tenant_id: Uuid, expires_at: Timestamp },
+  { title: 'Session' },
+);

@@ -1,0 +1,220 @@
+import type postgres from 'postgres';
+import type {
+  ApplicantErasureOut,
+  ApplicantListQuery,
+  ApplicantOut,
+  ApplicantPatchIn,
+} from '../../schemas/applicants.js';
+import { actorOf, piiHash, writeAudit } from '../audit/audit.js';
+import { authorizeApplicantPatch } from '../auth/authorize.js';
+import type { Bus } from '../bus/jetstream.js';
+import type { Sql } from '../db/sql.js';
+import { ApiError } from '../errors.js';
+import { decodeCursor, page } from '../http/cursor.js';
+import type { Principal, RequestInfo } from '../http/router.js';
+import type { Logger } from '../log.js';
+import {
+  ADDRESS_FIELDS,
+  type ApplicantRow,
+  applicantOut,
+  emailHash,
+  emailHint,
+  substringPattern,
+} from './applicant-model.js';
+
+export interface ApplicantDeps {
+  sql: Sql;
+  bus: Bus;
+  log: Logger;
+  piiKey: string;
+}
+
+export const OPEN_FLOW_STATUSES = ['PENDING', 'AWAITING_INPUT', 'PROCESSING', 'NEEDS_REVIEW'] as const;
+
+export async function listApplicants(
+  deps: Pick<ApplicantDeps, 'sql' | 'piiKey'>,
+  tenantId: string,
+  query: ApplicantListQuery,
+): Promise<{ items: ApplicantOut[]; next_cursor: string | null }> {
+  const { sql } = deps;
+  const limit = query.limit ?? 50;
+  const after = query.after ? decodeCursor(query.after) : null;
+  const q = query.q;
+  // an e-mail address as q also finds the applicant by its keyed hash (the address itself is not stored)
+  const qHash = q?.includes('@') ? emailHash(deps.piiKey, q) : null;
+  const rows = await sql<ApplicantRow[]>`
+    select * from applicants
+    where tenant_id = ${tenantId} and erased_at is null
+      ${query.status ? sql`and internal_status = ${query.status}` : sql``}
+      ${
+        q
+          ? sql`and (search_text like ${substringPattern(q)} ${qHash ? sql`or email_hash = ${qHash}` : sql``})`
+          : sql``
+      }
+      ${after ? sql`and seq < ${after}` : sql``}
+    order by seq desc
+    limit ${limit + 1}`;
+  const p = page(rows, limit);
+  return { items: p.rows.map(applicantOut), next_cursor: p.next_cursor };
+}
+
+async function visibleApplicant(
+  sql: Sql | postgres.TransactionSql,
+  tenantId: string,
+  id: string,
+  lock = false,
+): Promise<ApplicantRow> {
+  const [row] = await sql<ApplicantRow[]>`
+    select * from applicants where id = ${id} and tenant_id = ${tenantId} and erased_at is null
+    ${lock ? sql`for update` : sql``}`;
+  if (!row) throw new ApiError('not_found', { message: 'Applicant not found' });
+  return row;
+}
+
+export async function getApplicant(deps: ApplicantDeps, tenantId: string, id: string): Promise<ApplicantOut> {
+  return applicantOut(await visibleApplicant(deps.sql, tenantId, id));
+}
+
+const COLUMN_FIELDS = [
+  'external_id',
+  'legal_name_first',
+  'legal_name_middle',
+  'legal_name_last',
+  'business_name',
+  'dob',
+  'nationality',
+  'internal_status',
+  'risk_tier',
+] as const;
+
+export async function patchApplicant(
+  deps: ApplicantDeps,
+  principal: Principal,
+  tenantId: string,
+  id: string,
+  patch: ApplicantPatchIn,
+  req: RequestInfo,
+): Promise<ApplicantOut> {
+  const fields = Object.keys(patch);
+  authorizeApplicantPatch(principal, fields);
+  return deps.sql.begin(async (tx) => {
+    const cur = await visibleApplicant(tx, tenantId, id, true);
+    const set: Record<string, unknown> = {};
+    for (const f of COLUMN_FIELDS) {
+      const v = patch[f];
+      if (v === undefined) continue;
+      set[f] = f === 'nationality' && typeof v === 'string' ? v.toUpperCase() : v;
+    }
+    if (patch.email !== undefined) {
+      set.email_hash = patch.email === null ? null : emailHash(deps.piiKey, patch.email);
+      set.email_hint = patch.email === null ? null : emailHint(patch.email);
+    }
+    if (ADDRESS_FIELDS.some((f) => patch[f] !== undefined)) {
+      const address: Record<string, string> = { ...cur.address };
+      for (const f of ADDRESS_FIELDS) {
+        const v = patch[f];
+        if (v === null) delete address[f];
+        else if (v !== undefined) address[f] = f === 'address_country' ? v.toUpperCase() : v;
+      }
+      set.address = tx.json(address);
+    }
+    if (patch.custom_attributes) {
+      const merged: Record<string, string | number | boolean> = {};
+      for (const [k, v] of Object.entries({ ...cur.custom_attributes, ...patch.custom_attributes })) {
+        if (v !== null) merged[k] = v;
+      }
+      if (Object.keys(merged).length > 50) {
+        throw new ApiError('conflict', { message: 'custom_attributes would exceed 50 keys' });
+      }
+      set.custom_attributes = tx.json(merged);
+    }
+    const [row] = await tx<ApplicantRow[]>`
+      update applicants set ${tx({ ...set, updated_at: new Date() })}
+      where id = ${id} and tenant_id = ${tenantId}
+      returning *`;
+    if (!row) throw new Error('applicant update returned nothing');
+    await writeAudit(tx, {
+      tenant_id: tenantId,
+      ...actorOf(principal),
+      action: 'applicant.updated',
+      resource_type: 'applicant',
+      resource_id: id,
+      request_id: req.request_id,
+      // field names only; privileged labels are not personal data and help reviews of who changed a risk tier
+      details: {
+        fields: fields.sort(),
+        ...(patch.internal_status ? { internal_status: patch.internal_status } : {}),
+        ...(patch.risk_tier !== undefined ? { risk_tier: patch.risk_tier } : {}),
+      },
+    });
+    return applicantOut(row);
+  });
+}
+
+interface ErasureRow {
+  id: string;
+  tenant_id: string;
+  applicant_id: string;
+  status: 'scheduled' | 'completed';
+  requested_at: Date;
+}
+
+export function erasureJobId(erasureId: string): string {
+  return `applicant_erase:${erasureId}`;
+}
+
+/** Schedules a data-subject erasure: refused (409) while a flow is open; otherwise the applicant vanishes now
+ * (erased_at) and the purge job is queued. The request row and its audit row commit together. */
+export async function requestErasure(
+  deps: ApplicantDeps,
+  principal: Principal,
+  tenantId: string,
+  id: string,
+  req: RequestInfo,
+): Promise<ApplicantErasureOut> {
+  const { erasure, erasedAt } = await deps.sql.begin(async (tx) => {
+    const a = await visibleApplicant(tx, tenantId, id, true);
+    const open = await tx<{ id: string; status: string }[]>`
+      select id, status from flows
+      where tenant_id = ${tenantId} and applicant_id = ${id} and status in ${tx(OPEN_FLOW_STATUSES)}
+      order by seq desc limit 20`;
+    if (open.length) {
+      throw new ApiError('applicant_has_open_flows', {
+        details: { open_flows: open.map((f) => ({ id: f.id, status: f.status })) },
+      });
+    }
+    const [upd] = await tx<{ erased_at: Date }[]>`
+      update applicants set erased_at = now(), updated_at = now()
+      where id = ${id} and tenant_id = ${tenantId} returning erased_at`;
+    const actor = actorOf(principal);
+    const [e] = await tx<ErasureRow[]>`
+      insert into applicant_erasures (tenant_id, applicant_id, external_id_hash, actor_type, actor_id, request_id)
+      values (${tenantId}, ${id}, ${a.external_id ? piiHash(deps.piiKey, a.external_id) : null},
+              ${actor.actor_type}, ${actor.actor_id}, ${req.request_id})
+      returning id, tenant_id, applicant_id, status, requested_at`;
+    if (!e || !upd) throw new Error('erasure insert returned nothing');
+    await writeAudit(tx, {
+      tenant_id: tenantId,
+      ...actor,
+      action: 'applicant.erasure_requested',
+      resource_type: 'applicant',
+      resource_id: id,
+      request_id: req.request_id,
+      details: { erasure_id: e.id },
+    });
+    return { erasure: e, erasedAt: upd.erased_at };
+  });
+  try {
+    await deps.bus.publishJob('applicant_erase', { erasure_id: erasure.id }, erasureJobId(erasure.id));
+  } catch (err) {
+    // the request is durable: resumeErasures() re-queues it when a worker starts
+    deps.log.error({ err, erasure_id: erasure.id }, 'erasure job not queued; it will be resumed');
+  }
+  return {
+    id: erasure.id,
+    applicant_id: id,
+    status: erasure.status,
+    erased_at: erasedAt.toISOString(),
+    requested_at: erasure.requested_at.toISOString(),
+  };
+}

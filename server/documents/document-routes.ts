@@ -1,0 +1,185 @@
+import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import {
+  DocumentCompleteOut,
+  DocumentCreatedOut,
+  DocumentCreateIn,
+  DocumentListOut,
+  DocumentOut,
+  DocumentParams,
+  DocumentPreviewOut,
+  DocumentSubmissionCreateIn,
+  FlowDocumentParams,
+} from '../../schemas/documents.js';
+import { actorOf, writeAudit } from '../audit/audit.js';
+import { canPreviewDocuments, tenantOf } from '../auth/authorize.js';
+import { ApiError } from '../errors.js';
+import { route } from '../http/router.js';
+import {
+  completeDocument,
+  createDocument,
+  type DocumentDeps,
+  getDocument,
+  listFlowDocuments,
+  previewDocument,
+} from './document-service.js';
+
+const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
+const E403 = { description: 'Credential or role not allowed', schema: ErrorEnvelope };
+const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
+const E409 = { description: 'Wrong document or flow state', schema: ErrorEnvelope };
+const E422 = { description: 'Validation error', schema: ValidationFailure };
+
+export function documentRoutes(deps: DocumentDeps) {
+  return [
+    route({
+      method: 'POST',
+      path: '/v1/flows/{flow_id}/documents',
+      operationId: 'createFlowDocument',
+      summary: 'Register a document on a flow and get presigned PUT instructions for its bytes',
+      tag: 'documents',
+      auth: 'secret',
+      params: FlowDocumentParams,
+      body: DocumentCreateIn,
+      responses: {
+        201: { description: 'Document registered (upload_status pending)', schema: DocumentCreatedOut },
+        401: E401,
+        403: E403,
+        404: E404,
+        409: E409,
+        422: E422,
+      },
+      handler: async ({ params, body, principal, req }) => {
+        const { tenant_id } = tenantOf(principal);
+        const out = await createDocument(deps, principal, tenant_id, params.flow_id, body, req);
+        return { status: 201, body: out, audited: true };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/documents',
+      operationId: 'createDocument',
+      summary: 'Register a document by submission_id (the flow id) and get presigned PUT instructions',
+      tag: 'documents',
+      auth: 'secret',
+      body: DocumentSubmissionCreateIn,
+      responses: {
+        201: { description: 'Document registered (upload_status pending)', schema: DocumentCreatedOut },
+        401: E401,
+        403: E403,
+        404: E404,
+        409: E409,
+        422: E422,
+      },
+      handler: async ({ body, principal, req }) => {
+        const { tenant_id } = tenantOf(principal);
+        const { submission_id, ...input } = body;
+        const out = await createDocument(deps, principal, tenant_id, submission_id, input, req);
+        return { status: 201, body: { ...out, submission_id }, audited: true };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/flows/{flow_id}/documents',
+      operationId: 'listFlowDocuments',
+      summary: "List a flow's documents, oldest first",
+      tag: 'documents',
+      auth: 'secret',
+      params: FlowDocumentParams,
+      responses: {
+        200: { description: 'Documents', schema: DocumentListOut },
+        401: E401,
+        404: E404,
+        422: E422,
+      },
+      handler: async ({ params, principal }) => ({
+        status: 200,
+        body: await listFlowDocuments(deps, tenantOf(principal).tenant_id, params.flow_id),
+      }),
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/flows/{flow_id}/documents/{document_id}',
+      operationId: 'getFlowDocument',
+      summary: 'Get a document (upload_status: pending → uploaded → verified | rejected)',
+      tag: 'documents',
+      auth: 'secret',
+      params: DocumentParams,
+      responses: {
+        200: { description: 'The document', schema: DocumentOut },
+        401: E401,
+        404: E404,
+        422: E422,
+      },
+      handler: async ({ params, principal }) => ({
+        status: 200,
+        body: await getDocument(deps, tenantOf(principal).tenant_id, params.flow_id, params.document_id),
+      }),
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/flows/{flow_id}/documents/{document_id}/complete',
+      operationId: 'completeFlowDocument',
+      summary: 'Mark the upload done; the object is then verified in the background (202)',
+      tag: 'documents',
+      auth: 'secret',
+      params: DocumentParams,
+      responses: {
+        202: { description: 'Verification queued (upload_status uploaded)', schema: DocumentCompleteOut },
+        401: E401,
+        403: E403,
+        404: E404,
+        409: E409,
+        422: E422,
+      },
+      handler: async ({ params, principal, req }) => {
+        const { tenant_id } = tenantOf(principal);
+        const out = await completeDocument(
+          deps,
+          principal,
+          tenant_id,
+          params.flow_id,
+          params.document_id,
+          req,
+        );
+        return { status: 202, body: out, audited: true };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/flows/{flow_id}/documents/{document_id}/preview',
+      operationId: 'previewFlowDocument',
+      summary: 'A short-lived presigned GET of a verified document (secret key or operator session only)',
+      tag: 'documents',
+      auth: 'secret',
+      params: DocumentParams,
+      responses: {
+        200: { description: 'Preview address', schema: DocumentPreviewOut },
+        401: E401,
+        403: E403,
+        404: E404,
+        409: E409,
+        422: E422,
+      },
+      handler: async ({ params, principal, req }) => {
+        if (!canPreviewDocuments(principal)) throw new ApiError('forbidden');
+        const { tenant_id } = tenantOf(principal);
+        const body = await previewDocument(deps, tenant_id, params.flow_id, params.document_id);
+        // reading identity documents is itself an audited act
+        await writeAudit(deps.sql, {
+          tenant_id,
+          ...actorOf(principal),
+          action: 'document.previewed',
+          resource_type: 'document',
+          resource_id: params.document_id,
+          request_id: req.request_id,
+          details: { flow_id: params.flow_id },
+        });
+        return {
+          status: 200,
+          body,
+          headers: { 'cache-control': 'no-store' },
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type {
+  DocumentCreateIn,
+  DocumentMimeType,
+  DocumentOut,
+  UploadStatus,
+} from '../../schemas/documents.js';
+import { actorOf, writeAudit } from '../audit/audit.js';
+import type { Bus } from '../bus/jetstream.js';
+import type { Sql } from '../db/sql.js';
+import { ApiError } from '../errors.js';
+import type { Principal, RequestInfo } from '../http/router.js';
+import type { Logger } from '../log.js';
+import type { ObjectStore } from '../storage/s3.js';
+import { documentKey, sniffMime } from './document-keys.js';
+
+export interface DocumentDeps {
+  sql: Sql;
+  store: ObjectStore;
+  bus: Bus;
+  log: Logger;
+  maxBytes: number;
+  uploadTtlSeconds: number;
+  previewTtlSeconds: number;
+  /** moves an AWAITING_INPUT flow on (wired to flow processing in app.ts; see flow-resume.ts) */
+  resumeFlow?: (tenantId: string, flowId: string) => Promise<void>;
+}
+
+export interface DocumentRow {
+  id: string;
+  tenant_id: string;
+  seq: string;
+  flow_id: string;
+  applicant_id: string;
+  doc_type: DocumentOut['doc_type'];
+  side: DocumentOut['side'];
+  mime_type: DocumentMimeType;
+  storage_key: string;
+  upload_status: UploadStatus;
+  rejection_reason: DocumentOut['rejection_reason'];
+  size_bytes: string | null;
+  upload_expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  verified_at: Date | null;
+}
+
+export function documentOut(d: DocumentRow): DocumentOut {
+  return {
+    id: d.id,
+    flow_id: d.flow_id,
+    doc_type: d.doc_type,
+    side: d.side,
+    mime_type: d.mime_type,
+    upload_status: d.upload_status,
+    rejection_reason: d.rejection_reason,
+    size_bytes: d.size_bytes === null ? null : Number(d.size_bytes),
+    created_at: d.created_at.toISOString(),
+    updated_at: d.updated_at.toISOString(),
+    completed_at: d.completed_at?.toISOString() ?? null,
+    verified_at: d.verified_at?.toISOString() ?? null,
+  };
+}
+
+const TERMINAL_FLOW = new Set(['APPROVED', 'REJECTED', 'FAILED']);
+
+/** Registers a document on a flow and returns presigned PUT instructions for its bytes. */
+export async function createDocument(
+  deps: DocumentDeps,
+  principal: Principal,
+  tenantId: string,
+  flowId: string,
+  input: DocumentCreateIn,
+  req: RequestInfo,
+) {
+  const { sql, store } = deps;
+  const [flow] = await sql<{ id: string; applicant_id: string; status: string }[]>`
+    select f.id, f.applicant_id, f.status from flows f
+    join applicants a on a.id = f.applicant_id and a.tenant_id = f.tenant_id
+    where f.id = ${flowId} and f.tenant_id = ${tenantId} and a.erased_at is null`;
+  if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
+  if (TERMINAL_FLOW.has(flow.status)) {
+    throw new ApiError('conflict', { message: `The flow is ${flow.status}: it accepts no more documents` });
+  }
+  const id = randomUUID();
+  const mime: DocumentMimeType = input.mime_type ?? 'image/jpeg';
+  const side = input.side ?? 'single';
+  const key = documentKey(tenantId, flow.applicant_id, id);
+  const expiresIn = deps.uploadTtlSeconds;
+  const url = await getSignedUrl(
+    store.client,
+    new PutObjectCommand({ Bucket: store.bucket, Key: key, ContentType: mime }),
+    { expiresIn, signableHeaders: new Set(['content-type']) },
+  );
+  const row = await sql.begin(async (tx) => {
+    const [d] = await tx<DocumentRow[]>`
+      insert into documents (id, tenant_id, flow_id, applicant_id, doc_type, side, mime_type, storage_key,
+                             upload_expires_at)
+      values (${id}, ${tenantId}, ${flowId}, ${flow.applicant_id}, ${input.doc_type}, ${side}, ${mime}, ${key},
+              now() + make_interval(secs => ${expiresIn}))
+      returning *`;
+    if (!d) throw new Error('document insert returned nothing');
+    await writeAudit(tx, {
+      tenant_id: tenantId,
+      ...actorOf(principal),
+      action: 'document.created',
+      resource_type: 'document',
+      resource_id: id,
+      request_id: req.request_id,
+      details: { flow_id: flowId, doc_type: input.doc_type, side, mime_type: mime },
+    });
+    return d;
+  });
+  return {
+    id: row.id,
+    flow_id: row.flow_id,
+    doc_type: row.doc_type,
+    side: row.side,
+    mime_type: row.mime_type,
+    upload: {
+      url,
+      method: 'PUT' as const,
+      headers: { 'content-type': mime },
+      expires_in: expiresIn,
+      max_bytes: deps.maxBytes,
+    },
+    upload_status: row.upload_status,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+async function documentOf(sql: Sql, tenantId: string, flowId: string, id: string): Promise<DocumentRow> {
+  const [d] = await sql<DocumentRow[]>`
+    select d.* from documents d
+    join applicants a on a.id = d.applicant_id and a.tenant_id = d.tenant_id
+    where d.id = ${id} and d.flow_id = ${flowId} and d.tenant_id = ${tenantId} and a.erased_at is null`;
+  if (!d) throw new ApiError('not_found', { message: 'Document not found' });
+  return d;
+}
+
+export async function getDocument(deps: DocumentDeps, tenantId: string, flowId: string, id: string) {
+  return documentOut(await documentOf(deps.sql, tenantId, flowId, id));
+}
+
+export async function listFlowDocuments(deps: DocumentDeps, tenantId: string, flowId: string) {
+  const { sql } = deps;
+  const [flow] = await sql<{ id: string }[]>`
+    select f.id from flows f join applicants a on a.id = f.applicant_id and a.tenant_id = f.tenant_id
+    where f.id = ${flowId} and f.tenant_id = ${tenantId} and a.erased_at is null`;
+  if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
+  const rows = await sql<DocumentRow[]>`
+    select * from documents where tenant_id = ${tenantId} and flow_id = ${flowId} order by seq limit 200`;
+  return { items: rows.map(documentOut), next_cursor: null };
+}
+
+export const verifyJobId = (documentId: string) => `document_verify:${documentId}`;
+
+/** The client says the bytes are uploaded: pending|uploaded → uploaded, and the verification job is queued. */
+export async function completeDocument(
+  deps: DocumentDeps,
+  principal: Principal,
+  tenantId: string,
+  flowId: string,
+  id: string,
+  req: RequestInfo,
+): Promise<{ document_id: string; upload_status: UploadStatus }> {
+  await documentOf(deps.sql, tenantId, flowId, id);
+  const moved = await deps.sql.begin(async (tx) => {
+    const [d] = await tx<DocumentRow[]>`
+      update documents set upload_status = 'uploaded', completed_at = coalesce(completed_at, now()), updated_at = now()
+      where id = ${id} and tenant_id = ${tenantId} and upload_status in ('pending', 'uploaded')
+      returning *`;
+    if (!d) return undefined;
+    await writeAudit(tx, {
+      tenant_id: tenantId,
+      ...actorOf(principal),
+      action: 'document.completed',
+      resource_type: 'document',
+      resource_id: id,
+      request_id: req.request_id,
+      details: { flow_id: flowId },
+    });
+    return d;
+  });
+  if (!moved) {
+    const cur = await documentOf(deps.sql, tenantId, flowId, id);
+    throw new ApiError('document_state_conflict', {
+      message: `The document is already ${cur.upload_status}`,
+      details: { upload_status: cur.upload_status },
+    });
+  }
+  await deps.bus.publishJob('document_verify', { document_id: id }, verifyJobId(id));
+  return { document_id: id, upload_status: 'uploaded' };
+}
+
+export async function previewDocument(deps: DocumentDeps, tenantId: string, flowId: string, id: string) {
+  const d = await documentOf(deps.sql, tenantId, flowId, id);
+  if (d.upload_status !== 'verified') {
+    throw new ApiError('document_state_conflict', {
+      message: `Only verified documents can be previewed (this one is ${d.upload_status})`,
+      details: { upload_status: d.upload_status },
+    });
+  }
+  const expiresIn = deps.previewTtlSeconds;
+  const url = await getSignedUrl(
+    deps.store.client,
+    new GetObjectCommand({
+      Bucket: deps.store.bucket,
+      Key: d.storage_key,
+      ResponseContentType: d.mime_type,
+      ResponseContentDisposition: 'inline',
+      ResponseCacheControl: 'private, no-store',
+    }),
+    { expiresIn },
+  );
+  return {
+    url,
+    method: 'GET' as const,
+    content_type: d.mime_type,
+    expires_in: expiresIn,
+    expires_at: new Date(Date.now() + expiresIn * 1000).toISOString(),
+  };
+}
+
+type Rejection = NonNullable<DocumentOut['rejection_reason']>;
+
+/** The verification job: HeadObject (exists, size), the first bytes (magic numbers) → verified | rejected.
+ * Rejected bytes are deleted at once. Idempotent: a document that is no longer `uploaded` is left alone. */
+export async function verifyDocument(deps: DocumentDeps, documentId: string): Promise<UploadStatus | 'noop'> {
+  const { sql, store } = deps;
+  const [d] = await sql<DocumentRow[]>`select * from documents where id = ${documentId}`;
+  if (d?.upload_status !== 'uploaded') return 'noop';
+  let size: number | undefined;
+  let reason: Rejection | undefined;
+  try {
+    const head = await store.client.send(new HeadObjectCommand({ Bucket: store.bucket, Key: d.storage_key }));
+    size = head.ContentLength ?? 0;
+  } catch (err) {
+    const name = (err as { name?: string }).name;
+    if (name !== 'NotFound' && name !== 'NoSuchKey') throw err;
+    reason = 'object_missing';
+  }
+  if (!reason && size === 0) reason = 'empty';
+  if (!reason && size !== undefined && size > deps.maxBytes) reason = 'too_large';
+  if (!reason) {
+    const res = await store.client.send(
+      new GetObjectCommand({ Bucket: store.bucket, Key: d.storage_key, Range: 'bytes=0-31' }),
+    );
+    // always consume the body: an unread stream holds the socket
+    const head = res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
+    if (sniffMime(head) !== d.mime_type) reason = 'content_mismatch';
+  }
+  if (reason && reason !== 'object_missing') {
+    await store.client.send(new DeleteObjectCommand({ Bucket: store.bucket, Key: d.storage_key }));
+  }
+  const status: UploadStatus = reason ? 'rejected' : 'verified';
+  const [updated] = await sql<DocumentRow[]>`
+    update documents set upload_status = ${status}, rejection_reason = ${reason ?? null}, size_bytes = ${size ?? null},
+      verified_at = ${reason ? null : new Date()}, updated_at = now()
+    where id = ${documentId} and upload_status = 'uploaded'
+    returning *`;
+  if (!updated) return 'noop';
+  await writeAudit(sql, {
+    tenant_id: d.tenant_id,
+    actor_type: 'system',
+    actor_id: 'document_verify',
+    action: reason ? 'document.rejected' : 'document.verified',
+    resource_type: 'document',
+    resource_id: d.id,
+    request_id: null,
+    details: { flow_id: d.flow_id, ...(reason ? { reason } : {}), size_bytes: size ?? null },
+  });
+  if (!reason) await onDocumentsComplete(deps, d.tenant_id, d.flow_id);
+  return status;
+}
+
+interface RequiredDocument {
+  min?: number;
+  side?: string;
+  types?: string[];
+}
+
+/** Whether a flow's verified documents satisfy its template's required_documents. */
+export async function requiredDocumentsSatisfied(
+  sql: Sql,
+  tenantId: string,
+  flowId: string,
+): Promise<boolean> {
+  const [t] = await sql<{ required_documents: RequiredDocument[] | null }[]>`
+    select ft.required_documents from flows f join flow_templates ft on ft.id = f.flow_template_id
+    where f.id = ${flowId} and f.tenant_id = ${tenantId}`;
+  const required = t?.required_documents ?? [];
+  const docs = await sql<{ doc_type: string; side: string }[]>`
+    select doc_type, side from documents
+    where tenant_id = ${tenantId} and flow_id = ${flowId} and upload_status = 'verified'`;
+  return required.every((r) => {
+    const n = docs.filter(
+      (d) => (!r.types?.length || r.types.includes(d.doc_type)) && (!r.side || r.side === d.side),
+    ).length;
+    return n >= (r.min ?? 1);
+  });
+}
+
+/**
+ * Hook into flow processing: called whenever a document of a flow is verified. When the flow waits in
+ * AWAITING_INPUT and its template's required documents are all verified, the flow is handed back to flow
+ * processing (deps.resumeFlow: AWAITING_INPUT → PROCESSING and a `flow_process` job). Returns whether it was.
+ */
+export async function onDocumentsComplete(
+  deps: Pick<DocumentDeps, 'sql' | 'log' | 'resumeFlow'>,
+  tenantId: string,
+  flowId: string,
+): Promise<boolean> {
+  const [f] = await deps.sql<{ status: string }[]>`
+    select status from flows where id = ${flowId} and tenant_id = ${tenantId}`;
+  if (f?.status !== 'AWAITING_INPUT') return false;
+  if (!(await requiredDocumentsSatisfied(deps.sql, tenantId, flowId))) return false;
+  if (!deps.resumeFlow) {
+    deps.log.warn({ flow_id: flowId }, 'documents complete but no flow processing is wired');
+    return false;
+  }
+  try {
+    await deps.resumeFlow(tenantId, flowId);
+  } catch (err) {
+    // e.g. a concurrent POST /process moved the flow first: nothing left to do
+    deps.log.warn({ err, flow_id: flowId }, 'flow not resumed after documents');
+    return false;
+  }
+  return true;
+}

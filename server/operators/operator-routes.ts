@@ -1,0 +1,60 @@
+import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import {
+  OperatorCreateIn,
+  OperatorListOut,
+  OperatorListQuery,
+  OperatorOut,
+} from '../../schemas/operators.js';
+import { requireAdminAuthority, tenantOf } from '../auth/authorize.js';
+import type { Sql } from '../db/sql.js';
+import { route } from '../http/router.js';
+import { createOperator, listOperators } from './operator-service.js';
+
+const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
+const E403 = { description: 'Needs admin authority', schema: ErrorEnvelope };
+const E422 = { description: 'Validation error', schema: ValidationFailure };
+
+export function operatorRoutes(sql: Sql) {
+  return [
+    route({
+      method: 'POST',
+      path: '/v1/operators',
+      operationId: 'createOperator',
+      summary: 'Create a dashboard operator (admin authority)',
+      tag: 'operators',
+      auth: 'secret',
+      body: OperatorCreateIn,
+      responses: {
+        201: { description: 'Operator created', schema: OperatorOut },
+        401: E401,
+        403: E403,
+        409: { description: 'E-mail already used in this tenant', schema: ErrorEnvelope },
+        422: E422,
+      },
+      handler: async ({ body, principal, req }) => {
+        requireAdminAuthority(principal);
+        const out = await createOperator(sql, principal, tenantOf(principal).tenant_id, body, req);
+        return { status: 201, body: out, audited: true };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/operators',
+      operationId: 'listOperators',
+      summary: 'List operators, newest first (admin authority)',
+      tag: 'operators',
+      auth: 'secret',
+      query: OperatorListQuery,
+      responses: {
+        200: { description: 'A page of operators', schema: OperatorListOut },
+        401: E401,
+        403: E403,
+        422: E422,
+      },
+      handler: async ({ query, principal }) => {
+        requireAdminAuthority(principal);
+        return { status: 200, body: await listOperators(sql, tenantOf(principal).tenant_id, query) };
+      },
+    }),
+  ];
+}

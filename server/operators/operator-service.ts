@@ -1,0 +1,82 @@
+import type { OperatorCreateIn, OperatorOut } from '../../schemas/operators.js';
+import { actorOf, writeAudit } from '../audit/audit.js';
+import type { Sql } from '../db/sql.js';
+import { ApiError } from '../errors.js';
+import { decodeCursor, page } from '../http/cursor.js';
+import type { OperatorRole, Principal, RequestInfo } from '../http/router.js';
+import { hashPassword } from './password.js';
+
+export interface OperatorRow {
+  id: string;
+  tenant_id: string;
+  seq: string;
+  email: string;
+  name: string;
+  role: OperatorRole;
+  password_hash: string;
+  disabled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function operatorOut(o: OperatorRow): OperatorOut {
+  return {
+    id: o.id,
+    email: o.email,
+    name: o.name,
+    role: o.role,
+    disabled: o.disabled_at !== null,
+    created_at: o.created_at.toISOString(),
+    updated_at: o.updated_at.toISOString(),
+  };
+}
+
+export async function createOperator(
+  sql: Sql,
+  principal: Principal,
+  tenantId: string,
+  input: OperatorCreateIn,
+  req: RequestInfo,
+): Promise<OperatorOut> {
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await sql.begin(async (tx) => {
+      const [o] = await tx<OperatorRow[]>`
+        insert into operators (tenant_id, email, name, role, password_hash)
+        values (${tenantId}, ${input.email.trim().toLowerCase()}, ${input.name}, ${input.role}, ${passwordHash})
+        returning *`;
+      if (!o) throw new Error('operator insert returned nothing');
+      await writeAudit(tx, {
+        tenant_id: tenantId,
+        ...actorOf(principal),
+        action: 'operator.created',
+        resource_type: 'operator',
+        resource_id: o.id,
+        request_id: req.request_id,
+        details: { role: o.role },
+      });
+      return operatorOut(o);
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') {
+      throw new ApiError('already_exists', { message: 'An operator with this e-mail exists in the tenant' });
+    }
+    throw err;
+  }
+}
+
+export async function listOperators(
+  sql: Sql,
+  tenantId: string,
+  query: { role?: OperatorRole | undefined; limit?: number | undefined; after?: string | undefined },
+) {
+  const limit = query.limit ?? 50;
+  const after = query.after ? decodeCursor(query.after) : null;
+  const rows = await sql<OperatorRow[]>`
+    select * from operators where tenant_id = ${tenantId}
+      ${query.role ? sql`and role = ${query.role}` : sql``}
+      ${after ? sql`and seq < ${after}` : sql``}
+    order by seq desc limit ${limit + 1}`;
+  const p = page(rows, limit);
+  return { items: p.rows.map(operatorOut), next_cursor: p.next_cursor };
+}

@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { SessionCreateIn, SessionOut } from '../../schemas/operators.js';
+import { actorOf, piiHash, writeAudit } from '../audit/audit.js';
+import {
+  clearedSessionCookie,
+  newSessionToken,
+  type SessionSettings,
+  sessionCookie,
+} from '../auth/sessions.js';
+import type { Sql } from '../db/sql.js';
+import { ApiError } from '../errors.js';
+import { type OperatorPrincipal, type Principal, route } from '../http/router.js';
+import { type OperatorRow, operatorOut } from '../operators/operator-service.js';
+import { dummyHash, verifyPassword } from '../operators/password.js';
+
+export interface SessionDeps {
+  sql: Sql;
+  redis: Redis;
+  /** prefix of Redis keys (the deployment namespace) */
+  ns: string;
+  piiKey: string;
+  settings: SessionSettings;
+  maxFailures: number;
+  lockoutSeconds: number;
+}
+
+const E401 = { description: 'Wrong e-mail or password, or no valid session', schema: ErrorEnvelope };
+const E422 = { description: 'Validation error', schema: ValidationFailure };
+
+/** Brute-force protection: failed logins are counted per account (tenant + e-mail) and per client IP in Redis,
+ * in a fixed window of lockoutSeconds that starts at the first failure. At maxFailures (account) or 10×maxFailures
+ * (IP) further attempts get 429 until the window ends — even with the right password. Success clears the account
+ * counter. */
+class LoginThrottle {
+  constructor(private readonly deps: SessionDeps) {}
+  private keys(tenantId: string, email: string, ip: string) {
+    const h = createHash('sha256').update(`${tenantId}\u0000${email}`).digest('hex').slice(0, 32);
+    return { account: `${this.deps.ns}:login:acct:${h}`, ip: `${this.deps.ns}:login:ip:${ip}` };
+  }
+  async check(tenantId: string, email: string, ip: string): Promise<void> {
+    const k = this.keys(tenantId, email, ip);
+    const [acct, byIp] = await this.deps.redis.mget(k.account, k.ip);
+    const locked =
+      Number(acct ?? 0) >= this.deps.maxFailures
+        ? k.account
+        : Number(byIp ?? 0) >= this.deps.maxFailures * 10
+          ? k.ip
+          : null;
+    if (locked) {
+      const ttl = await this.deps.redis.ttl(locked);
+      const retry = Math.max(1, ttl > 0 ? ttl : this.deps.lockoutSeconds);
+      throw new ApiError('login_locked', {
+        details: { retry_after_seconds: retry },
+        headers: { 'retry-after': String(retry) },
+      });
+    }
+  }
+  async fail(tenantId: string, email: string, ip: string): Promise<void> {
+    const k = this.keys(tenantId, email, ip);
+    const ttl = this.deps.lockoutSeconds;
+    await this.deps.redis
+      .multi()
+      .incr(k.account)
+      .expire(k.account, ttl, 'NX')
+      .incr(k.ip)
+      .expire(k.ip, ttl, 'NX')
+      .exec();
+  }
+  async succeed(tenantId: string, email: string, ip: string): Promise<void> {
+    await this.deps.redis.del(this.keys(tenantId, email, ip).account);
+  }
+}
+
+function requireOperator(p: Principal): OperatorPrincipal {
+  if (p.kind !== 'operator') {
+    throw new ApiError('forbidden', { message: 'Only an operator session (cookie) can use this endpoint' });
+  }
+  return p;
+}
+
+export function sessionRoutes(deps: SessionDeps) {
+  const { sql, settings } = deps;
+  const throttle = new LoginThrottle(deps);
+  return [
+    route({
+      method: 'POST',
+      path: '/v1/sessions',
+      operationId: 'createSession',
+      summary: 'Operator sign-in: sets an HttpOnly, Secure, SameSite=Strict session cookie',
+      tag: 'sessions',
+      auth: 'none',
+      body: SessionCreateIn,
+      responses: {
+        201: { description: 'Signed in; Set-Cookie carries the session', schema: SessionOut },
+        401: E401,
+        422: E422,
+        429: { description: 'Too many failed attempts (Retry-After)', schema: ErrorEnvelope },
+      },
+      handler: async ({ body, req }) => {
+        const email = body.email.trim().toLowerCase();
+        await throttle.check(body.tenant_id, email, req.ip);
+        const [op] = await sql<(OperatorRow & { tenant_status: string })[]>`
+          select o.*, t.status as tenant_status from operators o join tenants t on t.id = o.tenant_id
+          where o.tenant_id = ${body.tenant_id} and lower(o.email) = ${email}`;
+        // unknown accounts cost one scrypt too, so that timing does not reveal which e-mails exist
+        const ok = await verifyPassword(body.password, op?.password_hash ?? (await dummyHash()));
+        if (!op || !ok || op.disabled_at) {
+          await throttle.fail(body.tenant_id, email, req.ip);
+          throw new ApiError('unauthorized', { message: 'Wrong e-mail or password' });
+        }
+        if (op.tenant_status === 'suspended') throw new ApiError('tenant_suspended');
+        if (op.tenant_status === 'pending_verification') throw new ApiError('tenant_pending_verification');
+        await throttle.succeed(body.tenant_id, email, req.ip);
+        const { token, hash } = newSessionToken();
+        const expiresAt = await sql.begin(async (tx) => {
+          const [s] = await tx<{ id: string; expires_at: Date }[]>`
+            insert into operator_sessions (tenant_id, operator_id, token_hash, expires_at)
+            values (${op.tenant_id}, ${op.id}, ${hash}, now() + make_interval(secs => ${settings.ttlSeconds}))
+            returning id, expires_at`;
+          if (!s) throw new Error('session insert returned nothing');
+          await writeAudit(tx, {
+            tenant_id: op.tenant_id,
+            actor_type: 'operator',
+            actor_id: op.id,
+            action: 'session.created',
+            resource_type: 'session',
+            resource_id: s.id,
+            request_id: req.request_id,
+            details: { ip_hash: piiHash(deps.piiKey, req.ip) },
+          });
+          return s.expires_at;
+        });
+        return {
+          status: 201,
+          body: { operator: operatorOut(op), tenant_id: op.tenant_id, expires_at: expiresAt.toISOString() },
+          headers: {
+            'set-cookie': sessionCookie(token, settings.ttlSeconds, settings.secureCookie),
+            'cache-control': 'no-store',
+          },
+          audited: true,
+        };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/sessions/current',
+      operationId: 'getCurrentSession',
+      summary: 'The signed-in operator (cookie session only)',
+      tag: 'sessions',
+      auth: 'secret',
+      responses: { 200: { description: 'The session', schema: SessionOut }, 401: E401 },
+      handler: async ({ principal }) => {
+        const p = requireOperator(principal);
+        const [row] = await sql<(OperatorRow & { expires_at: Date })[]>`
+          select o.*, s.expires_at from operator_sessions s join operators o on o.id = s.operator_id
+          where s.id = ${p.session_id} and s.tenant_id = ${p.tenant_id}`;
+        if (!row) throw new ApiError('unauthorized');
+        return {
+          status: 200,
+          body: {
+            operator: operatorOut(row),
+            tenant_id: p.tenant_id,
+            expires_at: row.expires_at.toISOString(),
+          },
+        };
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/v1/sessions',
+      operationId: 'deleteSession',
+      summary: 'Sign out: revokes the session and clears the cookie',
+      tag: 'sessions',
+      auth: 'secret',
+      responses: {
+        204: { description: 'Signed out' },
+        401: E401,
+        403: { description: 'Not a session', schema: ErrorEnvelope },
+      },
+      handler: async ({ principal, req }) => {
+        const p = requireOperator(principal);
+        await sql.begin(async (tx) => {
+          await tx`
+            update operator_sessions set revoked_at = now()
+            where id = ${p.session_id} and tenant_id = ${p.tenant_id} and revoked_at is null`;
+          await writeAudit(tx, {
+            tenant_id: p.tenant_id,
+            ...actorOf(p),
+            action: 'session.revoked',
+            resource_type: 'session',
+            resource_id: p.session_id,
+            request_id: req.request_id,
+          });
+        });
+        return {
+          status: 204,
+          headers: { 'set-cookie': clearedSessionCookie(settings.secureCookie) },
+          audited: true,
+        };
+      },
+    }),
+  ];
+}
