@@ -2,10 +2,14 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { rm } from 'node:fs/promises';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { connect } from '@nats-io/transport-node';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 
@@ -37,10 +41,15 @@ export async function startServer(opts: {
   ingest: { format: string; source: string }[];
   threads?: number;
 }): Promise<BenchServer> {
-  const db = `vs_bench_${randomBytes(4).toString('hex')}`;
+  const id = randomBytes(4).toString('hex');
+  const db = `vs_bench_${id}`;
   const adminToken = `bench-admin-${randomBytes(8).toString('hex')}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    // own NATS streams and S3 files: nothing shared with a development server on this machine
+    NATS_NAMESPACE: `vsb${id}`,
+    LOCAL_S3_PORT: '0',
+    LOCAL_S3_DIR: join(tmpdir(), `vs-bench-s3-${id}`),
     DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${db}`,
     NODE_ENV: 'test',
     ADMIN_TOKEN: adminToken,
@@ -60,9 +69,7 @@ export async function startServer(opts: {
     env,
     async stop() {
       await proc.stop();
-      const admin = postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} });
-      await admin.unsafe(`drop database if exists "${db}" with (force)`);
-      await admin.end();
+      await dropBenchState(db, `vsb${id}`, env.LOCAL_S3_DIR as string);
     },
   };
 }
@@ -175,4 +182,69 @@ export function table(rows: LoadResult[]): string {
         `| ${r.name} | ${r.requests} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.errors} |`,
     ),
   ].join('\n');
+}
+
+/** Every real list in ../shared/data, as dataset sources. */
+export const ALL_LISTS: { format: string; path: string }[] = [
+  { format: 'ofac_sdn_csv', path: 'ofac_sdn' },
+  { format: 'ofac_cons_csv', path: 'ofac_cons' },
+  { format: 'un_xml', path: 'un_sc/UN_consolidated.xml' },
+  { format: 'us_csl_csv', path: 'us_csl/consolidated.csv.gz' },
+  { format: 'uk_csv', path: 'uk_sanctions_list_derived' },
+  { format: 'ftm_json', path: 'opensanctions/yente_fixtures' },
+  { format: 'senzing_json', path: 'opensanctions/watchman/us_congress_senzing.json' },
+  { format: 'bis_dpl_tsv', path: 'us_bis_dpl/dpl.txt' },
+];
+
+/** Builds one dataset version from every real list through the admin API and promotes it; resolves when the
+ * server reports it active. */
+export async function loadAllLists(
+  s: BenchServer,
+): Promise<{ id: string; entities: number; build_ms: number }> {
+  const headers = { 'x-admin-token': s.adminToken, 'content-type': 'application/json' };
+  const sources = ALL_LISTS.map((l) => ({
+    format: l.format,
+    uri: pathToFileURL(join(SHARED_DATA, l.path)).toString(),
+  }));
+  const created = await fetch(`${s.url}/admin/dataset_versions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'all real lists', sources }),
+  });
+  if (created.status !== 201)
+    throw new Error(`version create failed: ${created.status} ${await created.text()}`);
+  const { id } = (await created.json()) as { id: string };
+  for (;;) {
+    const v = (await (await fetch(`${s.url}/admin/dataset_versions/${id}`, { headers })).json()) as {
+      status: string;
+      error: string | null;
+      stats: { entities: number; build_ms: number };
+    };
+    if (v.status === 'failed') throw new Error(`build failed: ${v.error}`);
+    if (v.status === 'ready') {
+      const p = await fetch(`${s.url}/admin/dataset_versions/${id}/promote`, { method: 'POST', headers });
+      if (p.status !== 200) throw new Error(`promote failed: ${p.status}`);
+      for (;;) {
+        const r = (await (await fetch(`${s.url}/readyz`)).json()) as { dataset_version?: string };
+        if (r.dataset_version === id) return { id, entities: v.stats.entities, build_ms: v.stats.build_ms };
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    }
+    await new Promise((res) => setTimeout(res, 250));
+  }
+}
+
+/** Drops what a bench run created: its database, NATS stream and KV bucket, and S3 files. */
+export async function dropBenchState(db: string, ns: string, s3Dir?: string): Promise<void> {
+  const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+  await (await jetstreamManager(nc)).streams.delete(`${ns}_jobs`).catch(() => {});
+  await new Kvm(nc)
+    .open(`${ns}_state`)
+    .then((kv) => kv.destroy())
+    .catch(() => {});
+  await nc.close();
+  const admin = postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists "${db}" with (force)`);
+  await admin.end();
+  if (s3Dir) await rm(s3Dir, { recursive: true, force: true });
 }

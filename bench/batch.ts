@@ -1,0 +1,98 @@
+// npm run bench:batch — one 100,000-record check batch (yente negatives and UN positives) against every real list:
+// wall time, records/s, and matcher utilisation (time spent in matcher threads ÷ wall × threads) as the in-run
+// baseline of what the screening itself costs.
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import {
+  createBenchTenant,
+  loadAllLists,
+  machine,
+  requireSharedData,
+  SHARED_DATA,
+  startServer,
+} from './harness.js';
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
+
+function subjects(): { name: string; date_of_birth?: string }[] {
+  const rows = (f: string) =>
+    readFileSync(join(SHARED_DATA, 'matching_cases/yente_candidate_generation_benchmark', f), 'utf8')
+      .split('\n')
+      .slice(1);
+  const parse = (l: string) => {
+    const cells = l.split(',');
+    const name = cells[0]?.replaceAll('"', '').trim();
+    const dob = cells[5]?.replaceAll('"', '').trim();
+    return name
+      ? {
+          name: name.slice(0, 500),
+          ...(dob && /^\d{4}(-\d{2}(-\d{2})?)?$/.test(dob) ? { date_of_birth: dob } : {}),
+        }
+      : undefined;
+  };
+  const all = [
+    ...rows('negatives_global.csv'),
+    ...rows('negatives_us.csv'),
+    ...rows('positives_un_untreated.csv'),
+  ]
+    .map(parse)
+    .filter((s): s is { name: string } => !!s);
+  return Array.from({ length: RECORDS }, (_, i) => all[i % all.length] as { name: string });
+}
+
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n'))
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) total += Number(line.split(' ').pop());
+  return total;
+}
+
+async function main() {
+  requireSharedData();
+  const threads = availableParallelism();
+  const server = await startServer({ ingest: [], threads });
+  try {
+    const version = await loadAllLists(server);
+    const key = await createBenchTenant(server);
+    const records = subjects().map((s, i) => ({ external_id: `c${i}`, subjects: [s] }));
+    const body = JSON.stringify({ records, datasets: ['sanctions', 'pep', 'debarment'] });
+    const busyBefore = await metric(server.url, 'matcher_screen_duration_seconds_sum');
+    const t0 = performance.now();
+    const res = await fetch(`${server.url}/v1/check_batches`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    });
+    if (res.status !== 202) throw new Error(`batch refused: ${res.status} ${await res.text()}`);
+    const accepted_ms = performance.now() - t0;
+    const { id } = (await res.json()) as { id: string };
+    let b: { status: string; completed_count: number; error_count: number; subject_count: number };
+    for (;;) {
+      b = (await (
+        await fetch(`${server.url}/v1/check_batches/${id}`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as typeof b;
+      if (b.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const wall_s = (performance.now() - t0) / 1000;
+    const busy_s = (await metric(server.url, 'matcher_screen_duration_seconds_sum')) - busyBefore;
+    process.stdout.write(
+      `\n${new Date().toISOString()} — ${machine()}\n` +
+        `dataset: ${version.entities} entities, all 8 real lists; body ${(body.length / 2 ** 20).toFixed(1)} MiB\n` +
+        `records ${b.subject_count}: completed ${b.completed_count}, errors ${b.error_count}\n` +
+        `accepted (202) after ${(accepted_ms / 1000).toFixed(1)} s; completed after ${wall_s.toFixed(1)} s (target ≤ 50 s)\n` +
+        `throughput ${(b.subject_count / wall_s).toFixed(0)} records/s\n` +
+        `matcher utilisation ${((busy_s / (wall_s * threads)) * 100).toFixed(0)} % of ${threads} threads ` +
+        `(time in screens incl. queueing ÷ wall × threads)\n`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
