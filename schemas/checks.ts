@@ -106,48 +106,4 @@ export const CheckListOut = Type.Object(
   { title: 'CheckListOut' },
 );
 
-export const AlertState = StringEnum(['open', 'in_review', 'escalated', 'closed'] as const, {
-  title: 'AlertState',
-});
-
-export const AlertOut = Type.Object(
-  {
-    id: Uuid,
-    check_id: Uuid,
-    state: AlertState,
-    subject_ref: Type.String(),
-    source_entity_id: Type.String(),
-    evidence: Type.Record(Type.String(), Type.Unknown()),
-    four_eyes_required: Type.Boolean(),
-    assigned_to: Nullable(Type.String()),
-    reviewed_by: Nullable(Type.String()),
-    disposed_by: Nullable(Type.String()),
-    disposed_at: NullableTimestamp,
-    disposition_reason: Nullable(Type.String()),
-    disposition_evidence: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-    escalated_at: NullableTimestamp,
-    queue_sla_at: NullableTimestamp,
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    applicant: Nullable(
-      Type.Object({ id: Uuid, external_id: Nullable(Type.String()), name: Nullable(Type.String()) }),
-    ),
-    assignee: Nullable(Type.Object({ id: Type.String(), name: Type.String(), role: Type.String() })),
-    check: Nullable(
-      Type.Object({
-        id: Uuid,
-        applicant_id: Nullable(Uuid),
-        decision: Nullable(CheckDecision),
-        input_ref: Nullable(Type.String()),
-        latency_ms: Type.Number(),
-        mode: Type.String(),
-        status: CheckStatus,
-        use_case: Nullable(Type.String()),
-      }),
-    ),
-  },
-  { title: 'Alert' },
-);
-export type AlertOut = Static<typeof AlertOut>;
-
-export const AlertParams = Type.Object({ alert_id: Uuid }, { additionalProperties: false });
+// The Alert resource (AlertState, AlertOut, …) lives in schemas/alerts.ts.

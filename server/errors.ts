@@ -38,8 +38,14 @@ export const ERRORS = {
     status: 403,
     message: 'Four-eyes review: the operator who proposed a disposition cannot approve it',
   },
-  idempotency_key_reused: { status: 422, message: 'The Idempotency-Key was already used with a different body' },
-  idempotency_in_flight: { status: 409, message: 'A request with this Idempotency-Key is still being processed' },
+  idempotency_key_reused: {
+    status: 422,
+    message: 'The Idempotency-Key was already used with a different body',
+  },
+  idempotency_in_flight: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed',
+  },
   payload_too_large: { status: 413, message: 'Request body is too large' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json' },
   validation_failed: { status: 422, message: 'The request is invalid' },

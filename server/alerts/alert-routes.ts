@@ -1,103 +1,155 @@
-import { AlertOut, AlertParams } from '../../schemas/checks.js';
+import {
+  AlertAssignIn,
+  AlertDispositionIn,
+  AlertListOut,
+  AlertListQuery,
+  AlertOut,
+  AlertParams,
+  AlertRejectIn,
+} from '../../schemas/alerts.js';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import { requireTenant } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
-import { ApiError } from '../errors.js';
 import { route } from '../http/router.js';
+import {
+  actorOf,
+  approveAlert,
+  assignAlert,
+  disposeAlert,
+  escalateAlert,
+  getAlert,
+  listAlerts,
+  rejectAlert,
+} from './alert-service.js';
 
-interface AlertRow {
-  id: string;
-  check_id: string;
-  state: AlertOut['state'];
-  subject_ref: string;
-  source_entity_id: string;
-  evidence: Record<string, unknown>;
-  four_eyes_required: boolean;
-  assigned_to: string | null;
-  reviewed_by: string | null;
-  disposed_by: string | null;
-  disposed_at: Date | null;
-  disposition_reason: string | null;
-  disposition_evidence: Record<string, unknown>[];
-  escalated_at: Date | null;
-  queue_sla_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  a_id: string | null;
-  a_external_id: string | null;
-  a_name: string | null;
-  c_applicant_id: string | null;
-  c_decision: 'AUTO_APPROVED' | 'MANUAL_REVIEW' | 'REJECTED' | null;
-  c_input_ref: string | null;
-  c_latency_ms: number;
-  c_mode: string;
-  c_status: 'completed' | 'failed';
-  c_use_case: string | null;
-}
+const COMMON = {
+  401: { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope },
+  403: {
+    description: 'A publishable key cannot work alerts, or the operator role does not allow it',
+    schema: ErrorEnvelope,
+  },
+  422: { description: 'Validation error', schema: ValidationFailure },
+};
+const ONE = { ...COMMON, 404: { description: 'Not found in this tenant', schema: ErrorEnvelope } };
+const CHANGE = {
+  ...ONE,
+  200: { description: 'The alert after the change', schema: AlertOut },
+  409: { description: 'The alert state does not allow this action', schema: ErrorEnvelope },
+};
 
-const iso = (d: Date | null) => d?.toISOString() ?? null;
-
-/** Minimal read of an alert raised by a check (the alerts issue adds the workflow). */
+/** The alerts workflow (docs/decisions.md, "Alerts"; the state machine is alert-states.ts). Operator identity:
+ * operator sessions act as themselves within their role; the tenant secret key acts as an admin operator. */
 export function alertRoutes(sql: Sql) {
   return [
     route({
       method: 'GET',
+      path: '/v1/alerts',
+      operationId: 'listAlerts',
+      summary: 'List alerts, newest first; filters combine (due_before: the SLA queue of alerts not closed)',
+      tag: 'alerts',
+      auth: 'secret',
+      query: AlertListQuery,
+      responses: { ...COMMON, 200: { description: 'A page of alerts', schema: AlertListOut } },
+      handler: async ({ query, principal }) => {
+        const tenant = requireTenant(principal);
+        return { status: 200, body: await listAlerts(sql, tenant.tenant_id, actorOf(principal), query) };
+      },
+    }),
+    route({
+      method: 'GET',
       path: '/v1/alerts/{alert_id}',
       operationId: 'getAlert',
-      summary: 'Get an alert with its applicant and check summaries',
+      summary: 'Get an alert with its applicant, assignee and check summaries',
       tag: 'alerts',
       auth: 'secret',
       params: AlertParams,
-      responses: {
-        200: { description: 'The alert', schema: AlertOut },
-        401: { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope },
-        403: { description: 'A publishable key cannot read alerts', schema: ErrorEnvelope },
-        404: { description: 'Not found in this tenant', schema: ErrorEnvelope },
-        422: { description: 'Validation error', schema: ValidationFailure },
-      },
+      responses: { ...ONE, 200: { description: 'The alert', schema: AlertOut } },
       handler: async ({ params, principal }) => {
         const tenant = requireTenant(principal);
-        const [r] = await sql<AlertRow[]>`
-          select al.*, a.id as a_id, a.external_id as a_external_id, c.applicant_name as a_name,
-            c.applicant_id as c_applicant_id, c.decision as c_decision, c.input_ref as c_input_ref,
-            c.latency_ms as c_latency_ms, c.mode as c_mode, c.status as c_status, c.use_case as c_use_case
-          from alerts al
-          join checks c on c.id = al.check_id and c.tenant_id = al.tenant_id
-          left join applicants a on a.id = al.applicant_id and a.tenant_id = al.tenant_id and a.erased_at is null
-          where al.id = ${params.alert_id} and al.tenant_id = ${tenant.tenant_id}`;
-        if (!r) throw new ApiError('not_found', { message: 'Alert not found' });
-        const body: AlertOut = {
-          id: r.id,
-          check_id: r.check_id,
-          state: r.state,
-          subject_ref: r.subject_ref,
-          source_entity_id: r.source_entity_id,
-          evidence: r.evidence,
-          four_eyes_required: r.four_eyes_required,
-          assigned_to: r.assigned_to,
-          reviewed_by: r.reviewed_by,
-          disposed_by: r.disposed_by,
-          disposed_at: iso(r.disposed_at),
-          disposition_reason: r.disposition_reason,
-          disposition_evidence: r.disposition_evidence,
-          escalated_at: iso(r.escalated_at),
-          queue_sla_at: iso(r.queue_sla_at),
-          created_at: r.created_at.toISOString(),
-          updated_at: r.updated_at.toISOString(),
-          applicant: r.a_id ? { id: r.a_id, external_id: r.a_external_id, name: r.a_name } : null,
-          assignee: null,
-          check: {
-            id: r.check_id,
-            applicant_id: r.c_applicant_id,
-            decision: r.c_decision,
-            input_ref: r.c_input_ref,
-            latency_ms: r.c_latency_ms,
-            mode: r.c_mode,
-            status: r.c_status,
-            use_case: r.c_use_case,
-          },
-        };
-        return { status: 200, body };
+        return { status: 200, body: await getAlert(sql, tenant.tenant_id, params.alert_id) };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/alerts/{alert_id}/assign',
+      operationId: 'assignAlert',
+      summary: 'Assign an alert to an operator (an open alert moves to in_review), or unassign with null',
+      tag: 'alerts',
+      auth: 'secret',
+      params: AlertParams,
+      body: AlertAssignIn,
+      responses: CHANGE,
+      handler: async ({ params, body, principal }) => {
+        const tenant = requireTenant(principal);
+        const out = await assignAlert(sql, tenant.tenant_id, params.alert_id, actorOf(principal), body);
+        return { status: 200, body: out };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/alerts/{alert_id}/escalate',
+      operationId: 'escalateAlert',
+      summary: 'Escalate an open or in-review alert (it is then disposed by a supervisor or an admin)',
+      tag: 'alerts',
+      auth: 'secret',
+      params: AlertParams,
+      responses: CHANGE,
+      handler: async ({ params, principal }) => {
+        const tenant = requireTenant(principal);
+        const out = await escalateAlert(sql, tenant.tenant_id, params.alert_id, actorOf(principal));
+        return { status: 200, body: out };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/alerts/{alert_id}/disposition',
+      operationId: 'disposeAlert',
+      summary:
+        'Dispose an alert as true_match or false_positive: closes it, or with four_eyes_required proposes it ' +
+        '(pending_approval) for a different supervisor to approve',
+      tag: 'alerts',
+      auth: 'secret',
+      params: AlertParams,
+      body: AlertDispositionIn,
+      responses: CHANGE,
+      handler: async ({ params, body, principal }) => {
+        const tenant = requireTenant(principal);
+        const out = await disposeAlert(sql, tenant.tenant_id, params.alert_id, actorOf(principal), body);
+        return { status: 200, body: out };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/alerts/{alert_id}/approve',
+      operationId: 'approveAlert',
+      summary:
+        'Four-eyes: approve the pending disposition (supervisor or admin, not the proposer; 409 when nothing ' +
+        'is pending or the evidence changed since the proposal)',
+      tag: 'alerts',
+      auth: 'secret',
+      params: AlertParams,
+      responses: CHANGE,
+      handler: async ({ params, principal }) => {
+        const tenant = requireTenant(principal);
+        const out = await approveAlert(sql, tenant.tenant_id, params.alert_id, actorOf(principal));
+        return { status: 200, body: out };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/alerts/{alert_id}/reject',
+      // the authorization table's name for the supervisor's review action (server/auth/authorize.ts)
+      operationId: 'reviewAlert',
+      summary: 'Four-eyes: reject the pending disposition with a reason; the alert goes back to work',
+      tag: 'alerts',
+      auth: 'secret',
+      params: AlertParams,
+      body: AlertRejectIn,
+      responses: CHANGE,
+      handler: async ({ params, body, principal }) => {
+        const tenant = requireTenant(principal);
+        const out = await rejectAlert(sql, tenant.tenant_id, params.alert_id, actorOf(principal), body);
+        return { status: 200, body: out };
       },
     }),
   ];

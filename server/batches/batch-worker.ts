@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ScreenSubject } from '../../matcher/types.js';
 import type { SubjectIn } from '../../schemas/subjects.js';
+import { decideAlerts, refreshAlertEvidence } from '../alerts/alert-memory.js';
+import { queueSlaAt } from '../alerts/alert-sla.js';
 import type { Bus, RunningWorker } from '../bus/jetstream.js';
 import { runWorker } from '../bus/jetstream.js';
 import type { Sql } from '../db/sql.js';
@@ -81,9 +83,88 @@ export async function processChunk(deps: BatchWorkerDeps, job: ChunkJob): Promis
         policy_version: policy.policy_version,
         evidence: tx.json(o.evidence as unknown as Parameters<typeof tx.json>[0]),
         completed_at: now,
+        alert_count: 0,
       };
     });
+    // hits raise alerts like a flow's check (one per matched entity), with the false-positive memory; the
+    // subject is the record's external_id, else its applicant, else the check's input_ref
+    const hits = rows.flatMap((r, i) => {
+      const o = outcomes[i] as AmlCheckOutcome;
+      const check = checks[i] as (typeof checks)[number];
+      const subject_ref = r.external_id ?? r.applicant_id ?? check.input_ref;
+      return o.evidence.matches
+        .filter((m) => m.score >= m.evidence.threshold)
+        .map((m) => ({ check, subject_ref, match: m, dataset_version: o.dataset_version }));
+    });
+    const verdicts = await decideAlerts(
+      tx,
+      batch.tenant_id,
+      hits.map((h) => ({
+        subject_ref: h.subject_ref,
+        source_entity_id: h.match.entity_id,
+        dataset_version: h.dataset_version,
+      })),
+    );
+    const alerts: Record<string, unknown>[] = [];
+    const refreshes: { alert_id: string; evidence: Record<string, unknown>; check_id: string }[] = [];
+    hits.forEach((h, i) => {
+      const v = verdicts[i];
+      if (!v || v.kind === 'skip') return;
+      const m = h.match;
+      const evidence = {
+        name: m.name,
+        source: m.source,
+        source_id: m.source_id,
+        score: m.score,
+        threshold: m.evidence.threshold,
+        strong: m.score >= policy.aml_match_policy.fail_threshold,
+        datasets: m.datasets,
+        programs: m.programs,
+        features: m.evidence.features,
+        matched_name: m.evidence.matched_name,
+        dataset_version: h.dataset_version,
+        entity_fingerprint: v.fingerprint,
+        batch_id: batch.id,
+      };
+      if (v.kind === 'refresh') {
+        refreshes.push({ alert_id: v.alert_id, evidence, check_id: h.check.id });
+        return;
+      }
+      h.check.alert_count += 1;
+      alerts.push({
+        id: randomUUID(),
+        tenant_id: batch.tenant_id,
+        check_id: h.check.id,
+        batch_id: batch.id,
+        applicant_id: h.check.applicant_id,
+        state: 'open',
+        subject_ref: h.subject_ref,
+        source_entity_id: m.entity_id,
+        evidence: tx.json(evidence as unknown as Parameters<typeof tx.json>[0]),
+        four_eyes_required: policy.four_eyes_required,
+        queue_sla_at: queueSlaAt(now, m.datasets, policy),
+      });
+    });
     await tx`insert into checks ${tx(checks)}`;
+    if (alerts.length) {
+      await tx`insert into alerts ${tx(alerts)}`;
+      const events = alerts.map((a) => ({
+        tenant_id: batch.tenant_id,
+        type: 'alert.created',
+        resource_id: a.id as string,
+        payload: tx.json({
+          alert_id: a.id as string,
+          check_id: a.check_id as string,
+          batch_id: batch.id,
+          source_entity_id: a.source_entity_id as string,
+          four_eyes_required: policy.four_eyes_required,
+        }),
+      }));
+      await tx`insert into outbox_events ${tx(events)}`;
+    }
+    for (const r of refreshes) {
+      await refreshAlertEvidence(tx, batch.tenant_id, r.alert_id, r.evidence, r.check_id);
+    }
     const done = rows.map((r, i) => [r.idx, checks[i]?.id as string]);
     await tx`
       update batch_subjects b set status = 'done', check_id = v.check_id::uuid

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
+import { decideAlerts } from '../alerts/alert-memory.js';
+import { queueSlaAt } from '../alerts/alert-sla.js';
 import type { CheckRow } from '../checks/check-model.js';
 import type { AlertDraft, CheckOutcome } from '../checks/check-runners.js';
 import type { Sql } from '../db/sql.js';
@@ -11,9 +13,6 @@ import { decideCheck } from './rules.js';
 type Json = Parameters<Sql['json']>[0];
 type Row = Record<string, unknown>;
 type TxOrSql = Sql | postgres.TransactionSql;
-
-/** Alerts wait for an analyst this long before they count as overdue (docs/decisions.md). */
-export const ALERT_SLA_MS = 24 * 3600_000;
 
 export interface CheckContext {
   tenant_id: string;
@@ -44,11 +43,13 @@ export function buildCheckRecord(sql: Sql, o: CheckOutcome, ctx: CheckContext): 
     flow_id: ctx.flow_id,
     applicant_id: ctx.applicant_id,
     state: 'open',
+    // the subject across flows: the tenant's own customer id when given, else the (per-flow) applicant
     subject_ref: ctx.reference ?? ctx.applicant_id,
     source_entity_id: a.source_entity_id,
-    evidence: sql.json(a.evidence as Json),
+    // plain until insert (alertRows): the false-positive memory adds the entity fingerprint first
+    evidence: a.evidence,
     four_eyes_required: ctx.policy.four_eyes_required,
-    queue_sla_at: new Date(now.getTime() + ALERT_SLA_MS),
+    queue_sla_at: queueSlaAt(now, a.evidence.datasets as string[] | undefined, ctx.policy),
   }));
   const row = {
     id,
@@ -107,6 +108,9 @@ export async function insertFlowGraph(
   sql: Sql,
   parts: { applicant: Row; flow: Row; checks: Row[]; alerts: Row[]; events: OutboxRow[] },
 ): Promise<{ flow: FlowRow; checks: CheckRow[] }> {
+  // the false-positive memory (reads only; its refreshes are CTEs of the same statement)
+  const memory = await rememberAlerts(sql, parts.checks, parts.alerts, parts.events);
+  parts = { ...parts, alerts: memory.alerts, events: memory.events };
   // Each insert is its own fragment written as "( insert ": postgres.js picks the helper's form from the last
   // keyword before it.
   const ctes = [
@@ -114,7 +118,13 @@ export async function insertFlowGraph(
     sql`f as ( insert into flows ${sql(parts.flow)} returning * )`,
   ];
   if (parts.checks.length) ctes.push(sql`c as ( insert into checks ${sql(parts.checks)} returning * )`);
-  if (parts.alerts.length) ctes.push(sql`al as ( insert into alerts ${sql(parts.alerts)} returning id )`);
+  if (parts.alerts.length)
+    ctes.push(sql`al as ( insert into alerts ${sql(alertRows(sql, parts.alerts))} returning id )`);
+  memory.refreshes.forEach((r, i) => {
+    ctes.push(sql`${sql(`rf${i}`)} as (
+      update alerts set evidence = ${sql.json(r.evidence as Json)}, updated_at = now()
+      where id = ${r.alert_id} returning id )`);
+  });
   if (parts.events.length) {
     ctes.push(sql`o as ( insert into outbox_events ${sql(eventRows(sql, parts.events))} returning id )`);
   }
@@ -153,6 +163,7 @@ export async function recordCheck(
   jsonSql: Sql,
 ): Promise<{ row: CheckRow; inserted: boolean }> {
   const run = async (tx: postgres.TransactionSql) => {
+    const memory = await rememberAlerts(tx, [rec.row], rec.alerts, rec.events);
     const [inserted] = await tx<CheckRow[]>`
       insert into checks ${tx(rec.row)}
       on conflict (flow_id, run_key) where run_key is not null do nothing
@@ -163,10 +174,83 @@ export async function recordCheck(
       if (!existing) throw new Error('check conflict without a row');
       return { row: existing, inserted: false };
     }
-    if (rec.alerts.length) await tx`insert into alerts ${tx(rec.alerts)} on conflict do nothing`;
-    if (rec.events.length) await tx`insert into outbox_events ${tx(eventRows(jsonSql, rec.events))}`;
+    if (memory.alerts.length)
+      await tx`insert into alerts ${tx(alertRows(jsonSql, memory.alerts))} on conflict do nothing`;
+    for (const r of memory.refreshes) {
+      await tx`update alerts set evidence = ${jsonSql.json(r.evidence as Json)}, updated_at = now()
+        where id = ${r.alert_id}`;
+    }
+    if (memory.events.length) await tx`insert into outbox_events ${tx(eventRows(jsonSql, memory.events))}`;
     return { row: inserted, inserted: true };
   };
   if ('savepoint' in sql) return run(sql as postgres.TransactionSql);
   return (sql as Sql).begin(run) as Promise<{ row: CheckRow; inserted: boolean }>;
+}
+
+/** Alert rows as inserted: evidence as jsonb. */
+export const alertRows = (sql: Sql, alerts: Row[]) =>
+  alerts.map((a) => ({ ...a, evidence: sql.json(a.evidence as Json) }));
+
+/**
+ * The false-positive memory for flow checks (server/alerts/alert-memory.ts): drops the drafted alerts that must not
+ * be raised (and their alert.created events), adds the entity fingerprint to the evidence of those raised, sets
+ * each check's alert_count (row and check.completed event) to what is raised, and returns the open alerts whose
+ * evidence a changed entity refreshes (with their alert.updated events). Mutates the check rows and events given.
+ */
+export async function rememberAlerts(
+  db: Sql | postgres.TransactionSql,
+  checks: Row[],
+  alerts: Row[],
+  events: OutboxRow[],
+): Promise<{
+  alerts: Row[];
+  events: OutboxRow[];
+  refreshes: { alert_id: string; evidence: Record<string, unknown> }[];
+}> {
+  if (!alerts.length) return { alerts, events, refreshes: [] };
+  const tenantId = alerts[0]?.tenant_id as string;
+  const evidenceOf = (a: Row) => a.evidence as Record<string, unknown>;
+  const verdicts = await decideAlerts(
+    db,
+    tenantId,
+    alerts.map((a) => ({
+      subject_ref: a.subject_ref as string,
+      source_entity_id: a.source_entity_id as string,
+      dataset_version: (evidenceOf(a).dataset_version as string | undefined) ?? null,
+    })),
+  );
+  const kept: Row[] = [];
+  const dropped = new Set<string>();
+  const refreshes: { alert_id: string; evidence: Record<string, unknown> }[] = [];
+  const updated: OutboxRow[] = [];
+  alerts.forEach((a, i) => {
+    const v = verdicts[i];
+    const evidence = { ...evidenceOf(a), entity_fingerprint: v?.fingerprint ?? null };
+    if (v?.kind === 'raise') {
+      kept.push({ ...a, evidence });
+      return;
+    }
+    dropped.add(a.id as string);
+    if (v?.kind === 'refresh') {
+      refreshes.push({ alert_id: v.alert_id, evidence: { ...evidence, refreshed_by_check_id: a.check_id } });
+      updated.push(
+        outboxEvent(tenantId, 'alert.updated', v.alert_id, {
+          alert_id: v.alert_id,
+          action: 'evidence_refreshed',
+          refreshed_by_check_id: a.check_id,
+        }),
+      );
+    }
+  });
+  const counts = new Map<string, number>();
+  for (const a of kept) counts.set(a.check_id as string, (counts.get(a.check_id as string) ?? 0) + 1);
+  for (const c of checks) c.alert_count = counts.get(c.id as string) ?? 0;
+  const out = events
+    .filter((e) => !(e.type === 'alert.created' && dropped.has(e.resource_id)))
+    .map((e) =>
+      e.type === 'check.completed'
+        ? { ...e, payload: { ...e.payload, alert_count: counts.get(e.resource_id) ?? 0 } }
+        : e,
+    );
+  return { alerts: kept, events: [...out, ...updated], refreshes };
 }

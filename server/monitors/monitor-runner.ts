@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Match, ScreenSubject } from '../../matcher/types.js';
 import type { SubjectIn } from '../../schemas/subjects.js';
+import { decideAlerts, refreshAlertEvidence } from '../alerts/alert-memory.js';
+import { queueSlaAt } from '../alerts/alert-sla.js';
 import type { Sql } from '../db/sql.js';
 import { type CheckPolicy, checkPolicyFor } from '../flows/check-policy.js';
 import { type MonitorRow, subjectRef } from './monitor-store.js';
@@ -31,8 +33,10 @@ export function mergeMatches(results: Match[][]): Match[] {
   return [...best.values()].sort((a, b) => b.score - a.score);
 }
 
-/** Records a monitor's check and raises alerts for new hits, in one transaction:
- * - an entity with an open (not closed) alert for this monitor raises nothing (an unchanged hit is no new alert);
+/** Records a monitor's check and raises alerts for new hits, in one transaction, with the rule shared by every
+ * kind of check (server/alerts/alert-memory.ts):
+ * - an entity with an open (not closed) alert for this monitor raises nothing (an unchanged hit is no new alert;
+ *   a changed entity refreshes that alert's evidence);
  * - an entity whose last alert was closed (false positive or true match) raises nothing unless that entity's list
  *   data changed since (its fingerprint differs): the false-positive memory.
  * Returns the ids of the alerts raised. */
@@ -46,24 +50,25 @@ export async function recordMonitorCheck(
   const hits = screen.matches.filter((m) => m.score >= m.evidence.threshold);
   const checkId = randomUUID();
   return sql.begin(async (tx) => {
-    const fingerprints = new Map<string, string>();
-    if (hits.length) {
-      const rows = await tx<{ entity_id: string; fp: string }[]>`
-        select entity_id, md5(data::text) as fp from dataset_entities
-        where version_id = ${screen.dataset_version} and entity_id in ${tx(hits.map((h) => h.entity_id))}`;
-      for (const r of rows) fingerprints.set(r.entity_id, r.fp);
-    }
     const ref = subjectRef(monitor);
+    const verdicts = await decideAlerts(
+      tx,
+      monitor.tenant_id,
+      hits.map((h) => ({
+        subject_ref: ref,
+        source_entity_id: h.entity_id,
+        dataset_version: screen.dataset_version,
+      })),
+    );
+    const fingerprints = new Map<string, string | null>();
     const raise: Match[] = [];
-    for (const h of hits) {
-      const [last] = await tx<{ state: string; fp: string | null }[]>`
-        select state, evidence->>'entity_fingerprint' as fp from alerts
-        where tenant_id = ${monitor.tenant_id} and subject_ref = ${ref} and source_entity_id = ${h.entity_id}
-        order by created_at desc limit 1`;
-      if (!last) raise.push(h);
-      else if (last.state.startsWith('closed') && last.fp !== (fingerprints.get(h.entity_id) ?? null))
-        raise.push(h);
-    }
+    const refresh: { alert_id: string; hit: Match }[] = [];
+    hits.forEach((h, i) => {
+      const v = verdicts[i];
+      fingerprints.set(h.entity_id, v?.fingerprint ?? null);
+      if (v?.kind === 'raise') raise.push(h);
+      else if (v?.kind === 'refresh') refresh.push({ alert_id: v.alert_id, hit: h });
+    });
     await tx`
       insert into checks ${tx({
         id: checkId,
@@ -111,10 +116,25 @@ export async function recordMonitorCheck(
             monitor_id: monitor.id,
           } as unknown as Parameters<typeof tx.json>[0]),
           four_eyes_required: p.four_eyes_required,
+          queue_sla_at: queueSlaAt(new Date(), h.datasets, p),
         })}`;
       await tx`
         insert into outbox_events (tenant_id, type, resource_id, payload)
         values (${monitor.tenant_id}, 'alert.created', ${id}, ${tx.json({ alert_id: id, check_id: checkId, monitor_id: monitor.id, state: 'open' })})`;
+    }
+    for (const r of refresh) {
+      await refreshAlertEvidence(
+        tx,
+        monitor.tenant_id,
+        r.alert_id,
+        {
+          match: r.hit,
+          entity_fingerprint: fingerprints.get(r.hit.entity_id) ?? null,
+          dataset_version: screen.dataset_version,
+          monitor_id: monitor.id,
+        },
+        checkId,
+      );
     }
     if (alertIds.length) {
       await tx`

@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'flow.decided',
   'check.completed',
   'alert.created',
+  'alert.updated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

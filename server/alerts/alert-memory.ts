@@ -1,0 +1,159 @@
+import type postgres from 'postgres';
+import type { Sql } from '../db/sql.js';
+import { isClosed } from './alert-states.js';
+
+/**
+ * Which hits raise an alert: ONE rule for flow checks, batch checks and monitors (docs/decisions.md, "Alerts").
+ *
+ * An alert is about a (subject_ref, source entity) pair within a tenant. For a hit on that pair, the newest alert
+ * of the pair decides:
+ *   - none                      → raise a new alert;
+ *   - open / in review / escalated / pending approval:
+ *       the entity's list data is unchanged → nothing (an unchanged hit is no new alert);
+ *       the entity's list data changed      → no new alert, but the existing alert's evidence is refreshed
+ *                                             (a pending four-eyes proposal then becomes stale);
+ *   - closed (false positive or true match):
+ *       the entity's list data is unchanged → nothing: the false-positive memory;
+ *       the entity's list data changed      → raise a new alert.
+ * "List data changed" compares fingerprints: md5 of the entity's stored data in the dataset version that matched.
+ *
+ * Concurrent first screenings of the same subject may each raise an alert (nothing is locked): at worst a
+ * duplicate, never a lost alert.
+ */
+
+type Db = Sql | postgres.TransactionSql;
+type Json = Parameters<Sql['json']>[0];
+
+export interface AlertCandidate {
+  subject_ref: string;
+  source_entity_id: string;
+  /** the dataset version (uuid) the match came from; its data gives the fingerprint */
+  dataset_version: string | null;
+}
+
+export type AlertVerdict =
+  | { kind: 'raise'; fingerprint: string | null }
+  | { kind: 'skip'; fingerprint: string | null; alert_id: string | null }
+  | { kind: 'refresh'; fingerprint: string; alert_id: string };
+
+export interface LastAlert {
+  id: string;
+  state: string;
+  fp: string | null;
+}
+
+/** The rule above, for one pair. */
+export function verdictFor(last: LastAlert | undefined, fingerprint: string | null): AlertVerdict {
+  if (!last) return { kind: 'raise', fingerprint };
+  const changed = last.fp !== fingerprint;
+  if (isClosed(last.state)) return changed ? { kind: 'raise', fingerprint } : skip(last, fingerprint);
+  if (changed && fingerprint !== null) return { kind: 'refresh', fingerprint, alert_id: last.id };
+  return skip(last, fingerprint);
+}
+
+const skip = (last: LastAlert, fingerprint: string | null): AlertVerdict => ({
+  kind: 'skip',
+  fingerprint,
+  alert_id: last.id,
+});
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Fingerprints of entities' list data, keyed `${version}|${entity_id}`. */
+export async function entityFingerprints(
+  db: Db,
+  pairs: { dataset_version: string | null; source_entity_id: string }[],
+): Promise<Map<string, string>> {
+  const wanted = pairs.filter((p): p is { dataset_version: string; source_entity_id: string } =>
+    UUID_RE.test(p.dataset_version ?? ''),
+  );
+  const out = new Map<string, string>();
+  if (!wanted.length) return out;
+  const rows = await db<{ version_id: string; entity_id: string; fp: string }[]>`
+    select e.version_id::text as version_id, e.entity_id, md5(e.data::text) as fp
+    from dataset_entities e
+    join unnest(${wanted.map((p) => p.dataset_version)}::uuid[], ${wanted.map((p) => p.source_entity_id)}::text[])
+      as v(version_id, entity_id) on e.version_id = v.version_id and e.entity_id = v.entity_id`;
+  for (const r of rows) out.set(`${r.version_id}|${r.entity_id}`, r.fp);
+  return out;
+}
+
+/** The newest alert of each (subject_ref, entity) pair, keyed `${subject_ref}\u0000${entity_id}`. */
+async function lastAlerts(
+  db: Db,
+  tenantId: string,
+  pairs: { subject_ref: string; source_entity_id: string }[],
+): Promise<Map<string, LastAlert>> {
+  const out = new Map<string, LastAlert>();
+  if (!pairs.length) return out;
+  const rows = await db<(LastAlert & { subject_ref: string; source_entity_id: string })[]>`
+    select distinct on (al.subject_ref, al.source_entity_id)
+      al.id, al.subject_ref, al.source_entity_id, al.state, al.evidence->>'entity_fingerprint' as fp
+    from alerts al
+    join unnest(${pairs.map((p) => p.subject_ref)}::text[], ${pairs.map((p) => p.source_entity_id)}::text[])
+      as v(subject_ref, entity_id) on al.subject_ref = v.subject_ref and al.source_entity_id = v.entity_id
+    where al.tenant_id = ${tenantId}
+    order by al.subject_ref, al.source_entity_id, al.created_at desc, al.seq desc`;
+  for (const r of rows)
+    out.set(pairKey(r.subject_ref, r.source_entity_id), { id: r.id, state: r.state, fp: r.fp });
+  return out;
+}
+
+const pairKey = (subjectRef: string, entityId: string) => `${subjectRef}\u0000${entityId}`;
+
+/** Verdicts for many hits at once (two queries). Within one call a repeated pair raises at most once. */
+export async function decideAlerts(
+  db: Db,
+  tenantId: string,
+  candidates: AlertCandidate[],
+): Promise<AlertVerdict[]> {
+  if (!candidates.length) return [];
+  const fps = await entityFingerprints(db, candidates);
+  const last = await lastAlerts(db, tenantId, candidates);
+  const seen = new Set<string>();
+  return candidates.map((c) => {
+    const fingerprint = fps.get(`${c.dataset_version}|${c.source_entity_id}`) ?? null;
+    const key = pairKey(c.subject_ref, c.source_entity_id);
+    if (seen.has(key)) return { kind: 'skip', fingerprint, alert_id: null };
+    seen.add(key);
+    return verdictFor(last.get(key), fingerprint);
+  });
+}
+
+/** The single-pair form: does a hit of `entityId` for `subjectRef` with list data `fingerprint` raise an alert? */
+export async function shouldRaise(
+  db: Db,
+  tenantId: string,
+  subjectRef: string,
+  entityId: string,
+  fingerprint: string | null,
+): Promise<boolean> {
+  const last = await lastAlerts(db, tenantId, [{ subject_ref: subjectRef, source_entity_id: entityId }]);
+  return verdictFor(last.get(pairKey(subjectRef, entityId)), fingerprint).kind === 'raise';
+}
+
+/** Applies a refresh verdict: the alert gets the new evidence (same entity, changed list data), its updated_at
+ * moves and an alert.updated event is written — in the caller's transaction. */
+export async function refreshAlertEvidence(
+  db: Db,
+  tenantId: string,
+  alertId: string,
+  evidence: Record<string, unknown>,
+  checkId: string,
+): Promise<void> {
+  const [row] = await db<{ id: string; state: string; check_id: string }[]>`
+    update alerts set evidence = ${db.json({ ...evidence, refreshed_by_check_id: checkId } as Json)},
+      updated_at = now()
+    where id = ${alertId} and tenant_id = ${tenantId}
+    returning id, state, check_id`;
+  if (!row) return;
+  await db`
+    insert into outbox_events (tenant_id, type, resource_id, payload)
+    values (${tenantId}, 'alert.updated', ${alertId}, ${db.json({
+      alert_id: alertId,
+      check_id: row.check_id,
+      state: row.state,
+      action: 'evidence_refreshed',
+      refreshed_by_check_id: checkId,
+    })})`;
+}
