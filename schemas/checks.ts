@@ -80,6 +80,7 @@ export const CheckListQuery = Type.Object(
     result: Type.Optional(CheckResult),
     applicant_id: Type.Optional(Uuid),
     flow_id: Type.Optional(Uuid),
+    batch_id: Type.Optional(Uuid),
     use_case: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     decision: Type.Optional(CheckDecision),
     dataset: Type.Optional(AmlDataset),

@@ -139,7 +139,7 @@ export function alertRoutes(sql: Sql) {
       method: 'POST',
       path: '/v1/alerts/{alert_id}/reject',
       // the authorization table's name for the supervisor's review action (server/auth/authorize.ts)
-      operationId: 'reviewAlert',
+      operationId: 'rejectAlert',
       summary: 'Four-eyes: reject the pending disposition with a reason; the alert goes back to work',
       tag: 'alerts',
       auth: 'secret',

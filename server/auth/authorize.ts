@@ -41,6 +41,7 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   escalateAlert: 'analyst',
   approveAlert: 'supervisor',
   reviewAlert: 'supervisor',
+  rejectAlert: 'supervisor',
   // monitors
   createMonitor: 'analyst',
   listMonitors: 'analyst',

@@ -37,6 +37,7 @@ export function checkRoutes(sql: Sql) {
             ${query.status ? sql`and status = ${query.status}` : sql``}
             ${query.result ? sql`and result = ${query.result}` : sql``}
             ${query.flow_id ? sql`and flow_id = ${query.flow_id}` : sql``}
+            ${query.batch_id ? sql`and batch_id = ${query.batch_id}` : sql``}
             ${query.applicant_id ? sql`and applicant_id = ${query.applicant_id}` : sql``}
             ${query.use_case ? sql`and use_case = ${query.use_case}` : sql``}
             ${query.decision ? sql`and decision = ${query.decision}` : sql``}

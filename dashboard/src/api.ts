@@ -1,0 +1,227 @@
+/**
+ * The dashboard's only way to the service: the public /v1 endpoints with the operator session cookie
+ * (HttpOnly, SameSite=Strict; fetch with credentials 'same-origin'), plus /admin with an X-Admin-Token the
+ * platform operator types in (kept in memory only) for deployment-wide dataset promotion.
+ * Types come from schemas/ (type-only imports: nothing of TypeBox reaches the bundle).
+ */
+
+import type { AlertOut } from '../../schemas/alerts.js';
+import type { ApplicantErasureOut, ApplicantOut, ApplicantPatchIn } from '../../schemas/applicants.js';
+import type { CheckBatchOut } from '../../schemas/batches.js';
+import type { CheckOut } from '../../schemas/checks.js';
+import type { DatasetVersionOut } from '../../schemas/datasets.js';
+import type { FlowDecideIn, FlowOut } from '../../schemas/flows.js';
+import type { MonitorOut } from '../../schemas/monitors.js';
+import type { OperatorOut } from '../../schemas/operators.js';
+import type { CheckPolicyIn, CheckPolicyOut } from '../../schemas/policy.js';
+import type { WebhookEndpointOut } from '../../schemas/webhooks.js';
+
+export type {
+  AlertOut,
+  ApplicantOut,
+  CheckBatchOut,
+  CheckOut,
+  CheckPolicyOut,
+  DatasetVersionOut,
+  FlowOut,
+  MonitorOut,
+  OperatorOut,
+  WebhookEndpointOut,
+};
+export type Role = OperatorOut['role'];
+
+/** GET /v1/dataset_versions (server/datasets/dataset-operator-routes.ts): no source URIs, only formats. */
+export type DatasetVersionSummary = Omit<DatasetVersionOut, 'sources'> & { formats: string[] };
+
+export interface Session {
+  operator: OperatorOut;
+  tenant_id: string;
+  expires_at: string;
+}
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+export interface FieldIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/** An alert (schemas/alerts.ts), with its history when the server sends one. */
+export type Alert = AlertOut & {
+  history?: { at: string; actor?: string | null; action: string; reason?: string | null }[];
+};
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> | undefined,
+    readonly issues: FieldIssue[],
+  ) {
+    super(message);
+  }
+  /** One line for an error banner, with the validation messages of a 422. */
+  describe(): string {
+    if (this.issues.length) {
+      return this.issues
+        .map((i) => `${i.loc.filter((l) => l !== 'body').join('.') || 'request'}: ${i.msg}`)
+        .join('; ');
+    }
+    return this.message;
+  }
+}
+
+/** Called on any 401 so that the shell can go back to the sign-in screen. */
+let onUnauthorized: () => void = () => {};
+export function setUnauthorizedHandler(fn: () => void): void {
+  onUnauthorized = fn;
+}
+
+type Query = Record<string, string | number | undefined | null>;
+
+function withQuery(path: string, query?: Query): string {
+  if (!query) return path;
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query))
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+export async function request<T>(
+  method: string,
+  path: string,
+  opts: { body?: unknown; query?: Query; headers?: Record<string, string>; quiet401?: boolean } = {},
+): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(withQuery(path, opts.query), {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+    });
+  } catch (err) {
+    throw new ApiFailure(
+      0,
+      'network_error',
+      `The service is unreachable (${(err as Error).message})`,
+      undefined,
+      [],
+    );
+  }
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (!res.ok) {
+    const b = (body ?? {}) as {
+      error?: { code?: string; message?: string; details?: Record<string, unknown> };
+      detail?: FieldIssue[];
+    };
+    const failure = new ApiFailure(
+      res.status,
+      b.error?.code ?? `http_${res.status}`,
+      b.error?.message ?? `${res.status} ${res.statusText}`,
+      b.error?.details,
+      Array.isArray(b.detail) ? b.detail : [],
+    );
+    if (res.status === 401 && !opts.quiet401) onUnauthorized();
+    throw failure;
+  }
+  return body as T;
+}
+
+// ---- sessions
+export const login = (tenant_id: string, email: string, password: string) =>
+  request<Session>('POST', '/v1/sessions', { body: { tenant_id, email, password }, quiet401: true });
+export const currentSession = () => request<Session>('GET', '/v1/sessions/current', { quiet401: true });
+export const logout = () => request<void>('DELETE', '/v1/sessions', { quiet401: true });
+
+// ---- alerts (workflow endpoints of the alerts issue)
+export interface AlertFilters {
+  state?: string;
+  /** an operator id, "me" or "none" */
+  assignee?: string;
+  /** ISO time: alerts not closed whose SLA ends before it */
+  due_before?: string;
+  flow_id?: string;
+  applicant_id?: string;
+  check_id?: string;
+  limit?: number;
+  after?: string;
+}
+export const listAlerts = (f: AlertFilters) => request<Page<Alert>>('GET', '/v1/alerts', { query: { ...f } });
+export const getAlert = (id: string) => request<Alert>('GET', `/v1/alerts/${encodeURIComponent(id)}`);
+export const assignAlert = (id: string, assignee_id: string | null) =>
+  request<Alert>('POST', `/v1/alerts/${encodeURIComponent(id)}/assign`, { body: { assignee_id } });
+export const disposeAlert = (id: string, disposition: string, reason: string) =>
+  request<Alert>('POST', `/v1/alerts/${encodeURIComponent(id)}/disposition`, {
+    body: { disposition, reason },
+  });
+/** Approve takes no body: the proposal (who, what, why) is already on the alert. */
+export const approveAlert = (id: string) =>
+  request<Alert>('POST', `/v1/alerts/${encodeURIComponent(id)}/approve`);
+export const rejectAlert = (id: string, reason: string) =>
+  request<Alert>('POST', `/v1/alerts/${encodeURIComponent(id)}/reject`, { body: { reason } });
+
+// ---- flows and checks
+export const listFlows = (q: { status?: string; decision?: string; limit?: number; after?: string }) =>
+  request<Page<FlowOut>>('GET', '/v1/flows', { query: { ...q } });
+export const getFlow = (id: string) => request<FlowOut>('GET', `/v1/flows/${encodeURIComponent(id)}`);
+export const decideFlow = (id: string, body: FlowDecideIn) =>
+  request<FlowOut>('POST', `/v1/flows/${encodeURIComponent(id)}/decide`, { body });
+export const rerunAml = (id: string) =>
+  request<Record<string, unknown>>('POST', `/v1/flows/${encodeURIComponent(id)}/checks/aml_screen/rerun`);
+export const listChecks = (q: Query) => request<Page<CheckOut>>('GET', '/v1/checks', { query: q });
+
+// ---- applicants
+export const listApplicants = (q: { q?: string; status?: string; limit?: number; after?: string }) =>
+  request<Page<ApplicantOut>>('GET', '/v1/applicants', { query: { ...q } });
+export const getApplicant = (id: string) =>
+  request<ApplicantOut>('GET', `/v1/applicants/${encodeURIComponent(id)}`);
+export const patchApplicant = (id: string, body: ApplicantPatchIn) =>
+  request<ApplicantOut>('PATCH', `/v1/applicants/${encodeURIComponent(id)}`, { body });
+export const eraseApplicant = (id: string) =>
+  request<ApplicantErasureOut>('DELETE', `/v1/applicants/${encodeURIComponent(id)}`);
+
+// ---- batches and monitors
+export const listBatches = (q: { status?: string; after?: string }) =>
+  request<Page<CheckBatchOut>>('GET', '/v1/check_batches', { query: { ...q, limit: 50 } });
+export const listMonitors = (q: { status?: string; search?: string; cursor?: string }) =>
+  request<Page<MonitorOut>>('GET', '/v1/monitors', { query: { ...q, limit: 50 } });
+export const pauseMonitor = (id: string) =>
+  request<MonitorOut>('POST', `/v1/monitors/${encodeURIComponent(id)}/pause`);
+export const resumeMonitor = (id: string) =>
+  request<MonitorOut>('POST', `/v1/monitors/${encodeURIComponent(id)}/resume`);
+
+// ---- tenant configuration
+export const getPolicy = () => request<CheckPolicyOut>('GET', '/v1/check_policy');
+export const putPolicy = (body: CheckPolicyIn) =>
+  request<CheckPolicyOut>('PUT', '/v1/check_policy', { body });
+export const listWebhooks = () => request<Page<WebhookEndpointOut>>('GET', '/v1/webhook_endpoints');
+export const listDeliveries = (id: string) =>
+  request<Page<Record<string, unknown>>>('GET', `/v1/webhook_endpoints/${encodeURIComponent(id)}/deliveries`);
+export const listOperators = () =>
+  request<Page<OperatorOut>>('GET', '/v1/operators', { query: { limit: 200 } });
+
+// ---- dataset versions: read through /v1, promote through /admin (deployment-wide)
+export const listDatasetVersions = () =>
+  request<{ items: DatasetVersionSummary[]; active: DatasetVersionSummary | null }>(
+    'GET',
+    '/v1/dataset_versions',
+  );
+export const promoteDatasetVersion = (id: string, adminToken: string) =>
+  request<DatasetVersionOut>('POST', `/admin/dataset_versions/${encodeURIComponent(id)}/promote`, {
+    headers: { 'x-admin-token': adminToken },
+    quiet401: true,
+  });

@@ -1,0 +1,186 @@
+import type { ComponentChildren } from 'preact';
+import { createContext } from 'preact';
+import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiFailure, type Role, type Session } from './api';
+import { humanize } from './format';
+
+export const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const s = useContext(SessionContext);
+  if (!s) throw new Error('no session');
+  return s;
+}
+
+const RANK: Record<Role, number> = { analyst: 1, supervisor: 2, admin: 3 };
+export function hasRole(s: Session, needed: Role): boolean {
+  return RANK[s.operator.role] >= RANK[needed];
+}
+
+export interface Async<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  reload: () => void;
+  set: (t: T) => void;
+}
+
+/** Loads on mount and whenever `key` changes; stale answers (an older key) are dropped. */
+export function useAsync<T>(fn: () => Promise<T>, key: unknown[]): Async<T> {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const [loading, setLoading] = useState(true);
+  const [tick, setTick] = useState(0);
+  const seq = useRef(0);
+  useEffect(() => {
+    const mine = ++seq.current;
+    setLoading(true);
+    setError(undefined);
+    fn().then(
+      (d) => {
+        if (mine !== seq.current) return;
+        setData(d);
+        setLoading(false);
+      },
+      (e: unknown) => {
+        if (mine !== seq.current) return;
+        setError(e);
+        setLoading(false);
+      },
+    );
+  }, [...key, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { data, error, loading, reload, set: setData };
+}
+
+export function errorText(e: unknown): string {
+  if (e instanceof ApiFailure) return e.describe();
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p class="state state-loading" role="status" aria-live="polite">
+      <span class="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}
+
+export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
+  if (!error) return null;
+  const f = error instanceof ApiFailure ? error : undefined;
+  return (
+    <div class="state state-error" role="alert">
+      <strong>
+        {title ??
+          (f?.status === 403 ? 'Not allowed' : f?.status === 404 ? 'Not found' : 'Something went wrong')}
+      </strong>
+      <span>{errorText(error)}</span>
+      {f && f.status > 0 && <code class="muted">{`${f.status} ${f.code}`}</code>}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="state state-empty">{children}</p>;
+}
+
+export function Badge({ value, kind }: { value: string | null | undefined; kind?: string }) {
+  const v = value ?? 'none';
+  return <span class={`badge badge-${kind ?? v.toLowerCase()}`}>{humanize(v)}</span>;
+}
+
+export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <header class="page-header">
+      <h1 tabIndex={-1} id="page-title">
+        {title}
+      </h1>
+      <div class="page-actions">{children}</div>
+    </header>
+  );
+}
+
+/** A modal confirmation on the native <dialog> (focus is trapped and returned by the browser). */
+export function Confirm(props: {
+  open: boolean;
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  danger?: boolean;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (props.open && !d.open) d.showModal();
+    if (!props.open && d.open) d.close();
+  }, [props.open]);
+  return (
+    <dialog ref={ref} class="dialog" aria-labelledby="dialog-title" onCancel={props.onCancel}>
+      <h2 id="dialog-title">{props.title}</h2>
+      <div class="dialog-body">{props.children}</div>
+      <div class="dialog-actions">
+        <button type="button" class="btn" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          class={props.danger ? 'btn btn-danger' : 'btn btn-primary'}
+          disabled={props.busy}
+          onClick={props.onConfirm}
+        >
+          {props.busy ? 'Working…' : props.confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/** A key/value table for summaries. */
+export function Facts({ rows }: { rows: [string, ComponentChildren][] }) {
+  return (
+    <dl class="facts">
+      {rows.map(([k, v]) => (
+        <div key={k} class="fact">
+          <dt>{k}</dt>
+          <dd>{v ?? '—'}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+export function Pager({ next, onNext }: { next: string | null | undefined; onNext: (c: string) => void }) {
+  if (!next) return null;
+  return (
+    <div class="pager">
+      <button type="button" class="btn" onClick={() => onNext(next)}>
+        Next page
+      </button>
+    </div>
+  );
+}
+
+/** Focus the page heading after navigation so that screen readers announce the new view. */
+export function useFocusHeading(key: unknown): void {
+  useEffect(() => {
+    document.getElementById('page-title')?.focus({ preventScroll: true });
+  }, [key]);
+}
+
+export function Notice({ text, onClose }: { text: string | null; onClose: () => void }) {
+  if (!text) return null;
+  return (
+    <div class="notice" role="status">
+      <span>{text}</span>
+      <button type="button" class="btn btn-small" onClick={onClose} aria-label="Dismiss">
+        ×
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,365 @@
+import { useState } from 'preact/hooks';
+import type { AmlDataset } from '../../../schemas/common.js';
+import type { CheckPolicyIn } from '../../../schemas/policy.js';
+import {
+  ApiFailure,
+  type CheckPolicyOut,
+  getPolicy,
+  listDeliveries,
+  listOperators,
+  listWebhooks,
+  putPolicy,
+} from '../api';
+import { fmtTime, humanize, shortId } from '../format';
+import { href } from '../router';
+import { Badge, Empty, ErrorBox, Loading, Notice, PageHeader, useAsync, useFocusHeading } from '../ui';
+
+const DATASETS = [
+  'sanctions',
+  'pep',
+  'pep_rca',
+  'wanted',
+  'debarment',
+  'soe',
+  'crypto_wallets',
+] as const satisfies readonly AmlDataset[];
+
+interface PolicyForm {
+  default_datasets: string[];
+  four_eyes_required: boolean;
+  fatf_black_handling: string;
+  fatf_grey_handling: string;
+  vpn_policy: string;
+  blocked_countries: string;
+  device_velocity_threshold: string;
+  aml: string;
+}
+
+function toForm(p: CheckPolicyOut): PolicyForm {
+  return {
+    default_datasets: [...p.default_datasets],
+    four_eyes_required: p.four_eyes_required,
+    fatf_black_handling: p.fatf_black_handling,
+    fatf_grey_handling: p.fatf_grey_handling,
+    vpn_policy: p.vpn_policy,
+    blocked_countries: p.blocked_countries.join(', '),
+    device_velocity_threshold: String(p.device_velocity_threshold),
+    aml: JSON.stringify(p.aml_match_policy, null, 2),
+  };
+}
+
+export function AdminPolicy() {
+  const policy = useAsync(getPolicy, []);
+  const [form, setForm] = useState<PolicyForm | null>(null);
+  const [error, setError] = useState<unknown>(undefined);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useFocusHeading('policy');
+
+  if (policy.loading && !policy.data) return <Loading label="Loading the check policy…" />;
+  if (policy.error || !policy.data) return <ErrorBox error={policy.error} />;
+  const f = form ?? toForm(policy.data);
+  const set = <K extends keyof PolicyForm>(k: K, v: PolicyForm[K]) => setForm({ ...f, [k]: v });
+  const issues = error instanceof ApiFailure ? error.issues : [];
+  const issueFor = (field: string) =>
+    issues
+      .filter((i) => i.loc[0] === 'body' && i.loc[1] === field)
+      .map((i) => `${i.loc.slice(2).join('.') || field}: ${i.msg}`)
+      .join('; ');
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setError(undefined);
+    let aml: unknown;
+    try {
+      aml = JSON.parse(f.aml);
+    } catch (err) {
+      setError(new Error(`AML match policy is not valid JSON: ${(err as Error).message}`));
+      return;
+    }
+    // the response-only fields go back too: the API says which ones it does not take
+    const body = {
+      default_datasets: f.default_datasets,
+      four_eyes_required: f.four_eyes_required,
+      fatf_black_handling: f.fatf_black_handling,
+      fatf_grey_handling: f.fatf_grey_handling,
+      vpn_policy: f.vpn_policy,
+      blocked_countries: f.blocked_countries
+        .split(/[\s,]+/)
+        .map((c) => c.trim().toUpperCase())
+        .filter(Boolean),
+      device_velocity_threshold: Number(f.device_velocity_threshold),
+      aml_match_policy: aml,
+    } as CheckPolicyIn;
+    setBusy(true);
+    try {
+      policy.set(await putPolicy(body));
+      setForm(null);
+      setNotice('Saved: new flows use the new policy version');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Check policy">
+        <span class="muted">
+          version <code>{policy.data.policy_version}</code>
+        </span>
+      </PageHeader>
+      <Notice text={notice} onClose={() => setNotice(null)} />
+      <ErrorBox error={error} title="The policy was not saved" />
+      <form class="card stack" onSubmit={save} aria-labelledby="page-title">
+        <fieldset class="checks-inline">
+          <legend>Default datasets</legend>
+          {DATASETS.map((d) => (
+            <label key={d}>
+              <input
+                type="checkbox"
+                checked={f.default_datasets.includes(d)}
+                onChange={(e) =>
+                  set(
+                    'default_datasets',
+                    e.currentTarget.checked
+                      ? [...f.default_datasets, d]
+                      : f.default_datasets.filter((x) => x !== d),
+                  )
+                }
+              />
+              {humanize(d)}
+            </label>
+          ))}
+        </fieldset>
+        {issueFor('default_datasets') && <p class="error-text">{issueFor('default_datasets')}</p>}
+        <label class="inline">
+          <input
+            type="checkbox"
+            checked={f.four_eyes_required}
+            onChange={(e) => set('four_eyes_required', e.currentTarget.checked)}
+          />
+          Four-eyes: alert dispositions need a second operator’s approval
+        </label>
+        <div class="form-grid">
+          <div class="field">
+            <label for="pol-black">FATF black list countries</label>
+            <select
+              id="pol-black"
+              value={f.fatf_black_handling}
+              onChange={(e) => set('fatf_black_handling', e.currentTarget.value)}
+            >
+              <option value="flag">flag</option>
+              <option value="block">block</option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="pol-grey">FATF grey list countries</label>
+            <select
+              id="pol-grey"
+              value={f.fatf_grey_handling}
+              onChange={(e) => set('fatf_grey_handling', e.currentTarget.value)}
+            >
+              <option value="ignore">ignore</option>
+              <option value="flag">flag</option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="pol-vpn">VPN / proxy traffic</label>
+            <select
+              id="pol-vpn"
+              value={f.vpn_policy}
+              onChange={(e) => set('vpn_policy', e.currentTarget.value)}
+            >
+              <option value="allow">allow</option>
+              <option value="review">review</option>
+              <option value="block">block</option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="pol-velocity">Device velocity threshold</label>
+            <input
+              id="pol-velocity"
+              type="number"
+              min={1}
+              value={f.device_velocity_threshold}
+              onInput={(e) => set('device_velocity_threshold', e.currentTarget.value)}
+              aria-invalid={!!issueFor('device_velocity_threshold')}
+            />
+            {issueFor('device_velocity_threshold') && (
+              <small class="error-text">{issueFor('device_velocity_threshold')}</small>
+            )}
+          </div>
+          <div class="field field-wide">
+            <label for="pol-blocked">Blocked countries (ISO codes)</label>
+            <input
+              id="pol-blocked"
+              value={f.blocked_countries}
+              onInput={(e) => set('blocked_countries', e.currentTarget.value)}
+              aria-invalid={!!issueFor('blocked_countries')}
+            />
+            {issueFor('blocked_countries') && (
+              <small class="error-text">{issueFor('blocked_countries')}</small>
+            )}
+          </div>
+        </div>
+        <label for="pol-aml">AML match policy (JSON)</label>
+        <textarea
+          id="pol-aml"
+          class="mono"
+          rows={14}
+          value={f.aml}
+          onInput={(e) => set('aml', e.currentTarget.value)}
+          aria-invalid={!!issueFor('aml_match_policy')}
+        />
+        {issueFor('aml_match_policy') && <p class="error-text">{issueFor('aml_match_policy')}</p>}
+        <div class="row-actions">
+          <button type="submit" class="btn btn-primary" disabled={busy}>
+            Save policy
+          </button>
+          <button type="button" class="btn" disabled={!form} onClick={() => setForm(null)}>
+            Discard changes
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+export function AdminWebhooks({ endpointId }: { endpointId: string | undefined }) {
+  const list = useAsync(listWebhooks, []);
+  const deliveries = useAsync(
+    () => (endpointId ? listDeliveries(endpointId) : Promise.resolve(undefined)),
+    [endpointId],
+  );
+  useFocusHeading('webhooks');
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Webhook endpoints" />
+      {list.loading && !list.data ? (
+        <Loading />
+      ) : list.error ? (
+        <ErrorBox error={list.error} />
+      ) : !list.data?.items.length ? (
+        <Empty>No webhook endpoints. Register one with POST /v1/webhook_endpoints.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">URL</th>
+                <th scope="col">Events</th>
+                <th scope="col">State</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span class="sr-only">Deliveries</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.items.map((w) => (
+                <tr key={w.id} class={w.id === endpointId ? 'row-current' : ''}>
+                  <td class="break">{w.url}</td>
+                  <td class="codes">{w.events.join(', ')}</td>
+                  <td>
+                    <Badge value={w.enabled ? 'enabled' : 'disabled'} />
+                    {w.disabled_reason && <div class="error-text small">{w.disabled_reason}</div>}
+                  </td>
+                  <td>{fmtTime(w.created_at)}</td>
+                  <td>
+                    <a href={href(`/admin/webhooks/${w.id}`)}>Delivery log</a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {endpointId && (
+        <section class="card" aria-labelledby="h-deliveries">
+          <h2 id="h-deliveries">Deliveries of {shortId(endpointId)}</h2>
+          {deliveries.loading ? (
+            <Loading />
+          ) : deliveries.error ? (
+            <ErrorBox error={deliveries.error} />
+          ) : !deliveries.data?.items.length ? (
+            <Empty>No deliveries yet.</Empty>
+          ) : (
+            <table class="table table-compact">
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Last answer</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {deliveries.data.items.map((d) => (
+                  <tr key={String(d.id)}>
+                    <td>{String(d.event_type)}</td>
+                    <td>
+                      <Badge value={String(d.status)} />
+                    </td>
+                    <td class="num">{String(d.attempts)}</td>
+                    <td>{d.last_status_code ? String(d.last_status_code) : String(d.last_error ?? '—')}</td>
+                    <td>{fmtTime(String(d.created_at))}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      )}
+    </section>
+  );
+}
+
+export function AdminOperators() {
+  const list = useAsync(listOperators, []);
+  useFocusHeading('operators');
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Operators" />
+      <p class="muted">Operators are created with POST /v1/operators (admin authority).</p>
+      {list.loading && !list.data ? (
+        <Loading />
+      ) : list.error ? (
+        <ErrorBox error={list.error} />
+      ) : !list.data?.items.length ? (
+        <Empty>No operators.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">E-mail</th>
+                <th scope="col">Role</th>
+                <th scope="col">State</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.items.map((o) => (
+                <tr key={o.id}>
+                  <td>{o.name}</td>
+                  <td>{o.email}</td>
+                  <td>
+                    <span class={`badge badge-role-${o.role}`}>{o.role}</span>
+                  </td>
+                  <td>
+                    <Badge value={o.disabled ? 'disabled' : 'enabled'} />
+                  </td>
+                  <td>{fmtTime(o.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,311 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { type Alert, assignAlert, listAlerts, listOperators } from '../api';
+import { fmtRelative, fmtScore, fmtTime } from '../format';
+import { href, navigate } from '../router';
+import {
+  Badge,
+  Empty,
+  ErrorBox,
+  errorText,
+  hasRole,
+  Loading,
+  Notice,
+  PageHeader,
+  Pager,
+  useAsync,
+  useFocusHeading,
+  useSession,
+} from '../ui';
+
+export const ALERT_STATES = [
+  'open',
+  'in_review',
+  'escalated',
+  'pending_approval',
+  'closed_true_match',
+  'closed_false_positive',
+] as const;
+
+const SLA_WINDOWS: Record<string, number | null> = { any: null, overdue: 0, '4h': 4, '24h': 24 };
+
+export function isClosed(state: string): boolean {
+  return state.startsWith('closed');
+}
+
+function slaClass(a: Alert): string {
+  if (!a.queue_sla_at || isClosed(a.state)) return '';
+  const left = new Date(a.queue_sla_at).getTime() - Date.now();
+  return left < 0 ? 'sla-overdue' : left < 4 * 3_600_000 ? 'sla-soon' : '';
+}
+
+function isTyping(t: EventTarget | null): boolean {
+  const el = t as HTMLElement | null;
+  return !!el && (el.isContentEditable || ['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName));
+}
+
+export function AlertQueue() {
+  const session = useSession();
+  const isAdmin = hasRole(session, 'admin');
+  const [state, setState] = useState('open_like');
+  const [assignee, setAssignee] = useState('');
+  const [sla, setSla] = useState('any');
+  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const [active, setActive] = useState(0);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [notice, setNotice] = useState<string | null>(null);
+  const [bulkTarget, setBulkTarget] = useState('me');
+  const [busy, setBusy] = useState(false);
+  const rows = useRef<(HTMLTableRowElement | null)[]>([]);
+  useFocusHeading('alerts');
+
+  const query = useMemo(() => {
+    const hours = SLA_WINDOWS[sla];
+    return {
+      ...(state !== 'open_like' && state !== 'all' ? { state } : {}),
+      ...(assignee ? { assignee } : {}),
+      ...(hours !== null && hours !== undefined
+        ? { due_before: new Date(Date.now() + hours * 3_600_000).toISOString() }
+        : {}),
+      limit: 50,
+      ...(cursor ? { after: cursor } : {}),
+    };
+  }, [state, assignee, sla, cursor]);
+  const list = useAsync(() => listAlerts(query), [query]);
+  const operators = useAsync(
+    () => (isAdmin ? listOperators().then((p) => p.items) : Promise.resolve([])),
+    [isAdmin],
+  );
+
+  // "Open work" hides closed alerts client-side (the API filters one state at a time)
+  const items = useMemo(
+    () => (list.data?.items ?? []).filter((a) => state !== 'open_like' || !isClosed(a.state)),
+    [list.data, state],
+  );
+
+  useEffect(() => {
+    setActive(0);
+    setSelected(new Set());
+  }, [list.data]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (isTyping(e.target) || e.metaKey || e.ctrlKey || e.altKey) return;
+      if (!items.length) return;
+      if (e.key === 'j' || e.key === 'k') {
+        e.preventDefault();
+        const next = Math.max(0, Math.min(items.length - 1, active + (e.key === 'j' ? 1 : -1)));
+        setActive(next);
+        rows.current[next]?.focus();
+      } else if (e.key === 'Enter' && (e.target as HTMLElement | null)?.tagName !== 'BUTTON') {
+        const a = items[active];
+        if (a && (e.target as HTMLElement | null)?.tagName !== 'A') {
+          e.preventDefault();
+          navigate(`/alerts/${a.id}`);
+        }
+      } else if (e.key === 'x') {
+        const a = items[active];
+        if (a) toggle(a.id);
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  });
+
+  const toggle = (id: string) =>
+    setSelected((s) => {
+      const n = new Set(s);
+      if (n.has(id)) n.delete(id);
+      else n.add(id);
+      return n;
+    });
+
+  const bulkAssign = async () => {
+    const target = bulkTarget === 'me' ? session.operator.id : bulkTarget === 'none' ? null : bulkTarget;
+    setBusy(true);
+    const ids = [...selected];
+    const results = await Promise.allSettled(ids.map((id) => assignAlert(id, target)));
+    const failed = results.flatMap((r, i) =>
+      r.status === 'rejected' ? [`${ids[i]?.slice(0, 8)}: ${errorText(r.reason)}`] : [],
+    );
+    setBusy(false);
+    setNotice(
+      failed.length
+        ? `${ids.length - failed.length} assigned, ${failed.length} failed — ${failed.join('; ')}`
+        : `${ids.length} alert${ids.length === 1 ? '' : 's'} ${target ? 'assigned' : 'unassigned'}`,
+    );
+    list.reload();
+  };
+
+  const resetPaging = () => setCursor(undefined);
+
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Alert queue">
+        <span class="muted kbd-hint">
+          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> open · <kbd>x</kbd> select
+        </span>
+      </PageHeader>
+      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter alerts">
+        <label>
+          State
+          <select
+            value={state}
+            onChange={(e) => {
+              setState(e.currentTarget.value);
+              resetPaging();
+            }}
+          >
+            <option value="open_like">Open work (not closed)</option>
+            <option value="all">All states</option>
+            {ALERT_STATES.map((s) => (
+              <option key={s} value={s}>
+                {s.replace(/_/g, ' ')}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Assignee
+          <select
+            value={assignee}
+            onChange={(e) => {
+              setAssignee(e.currentTarget.value);
+              resetPaging();
+            }}
+          >
+            <option value="">Anyone</option>
+            <option value="me">Me</option>
+            <option value="none">Unassigned</option>
+            {(operators.data ?? []).map((o) => (
+              <option key={o.id} value={o.id}>
+                {o.name} ({o.role})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          SLA due
+          <select
+            value={sla}
+            onChange={(e) => {
+              setSla(e.currentTarget.value);
+              resetPaging();
+            }}
+          >
+            <option value="any">Any time</option>
+            <option value="overdue">Overdue</option>
+            <option value="4h">Within 4 hours</option>
+            <option value="24h">Within 24 hours</option>
+          </select>
+        </label>
+        <button type="button" class="btn" onClick={list.reload}>
+          Refresh
+        </button>
+      </form>
+
+      <div class="bulkbar" aria-live="polite">
+        <span>{selected.size} selected</span>
+        <label>
+          <span class="sr-only">Assign selected to</span>
+          <select
+            value={bulkTarget}
+            onChange={(e) => setBulkTarget(e.currentTarget.value)}
+            disabled={!selected.size}
+          >
+            <option value="me">Assign to me</option>
+            <option value="none">Unassign</option>
+            {(operators.data ?? []).map((o) => (
+              <option key={o.id} value={o.id}>
+                Assign to {o.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" class="btn btn-primary" disabled={!selected.size || busy} onClick={bulkAssign}>
+          {busy ? 'Assigning…' : 'Apply to selected'}
+        </button>
+      </div>
+      <Notice text={notice} onClose={() => setNotice(null)} />
+
+      {list.loading && !list.data ? (
+        <Loading label="Loading alerts…" />
+      ) : list.error ? (
+        <ErrorBox error={list.error} />
+      ) : !items.length ? (
+        <Empty>No alerts match these filters. Clear a filter or check back later.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table class="table" aria-describedby="page-title">
+            <thead>
+              <tr>
+                <th scope="col">
+                  <span class="sr-only">Select</span>
+                </th>
+                <th scope="col">State</th>
+                <th scope="col">Subject</th>
+                <th scope="col">Matched list entity</th>
+                <th scope="col">Score</th>
+                <th scope="col">Assignee</th>
+                <th scope="col">SLA due</th>
+                <th scope="col">Raised</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((a, i) => {
+                const ev = a.evidence as Record<string, unknown>;
+                const subject = a.applicant?.name ?? a.subject_ref;
+                return (
+                  <tr
+                    key={a.id}
+                    ref={(el) => {
+                      rows.current[i] = el;
+                    }}
+                    tabIndex={i === active ? 0 : -1}
+                    class={i === active ? 'row-active' : ''}
+                    aria-selected={selected.has(a.id)}
+                    onFocus={() => setActive(i)}
+                    data-alert-id={a.id}
+                  >
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Select alert for ${subject}`}
+                        checked={selected.has(a.id)}
+                        onChange={() => toggle(a.id)}
+                      />
+                    </td>
+                    <td>
+                      <Badge value={a.state} />
+                      {a.four_eyes_required && (
+                        <span class="tag" title="Four-eyes approval required">
+                          4-eyes
+                        </span>
+                      )}
+                    </td>
+                    <td>
+                      <a href={href(`/alerts/${a.id}`)}>{subject}</a>
+                    </td>
+                    <td>
+                      {String(ev.name ?? a.source_entity_id)}
+                      <div class="muted small">{String(ev.source ?? '')}</div>
+                    </td>
+                    <td class="num">{fmtScore(ev.score)}</td>
+                    <td>
+                      {a.assignee?.name ??
+                        (a.assigned_to ? a.assigned_to.slice(0, 8) : <span class="muted">—</span>)}
+                    </td>
+                    <td class={slaClass(a)} title={fmtTime(a.queue_sla_at)}>
+                      {isClosed(a.state) ? '—' : fmtRelative(a.queue_sla_at)}
+                    </td>
+                    <td title={fmtTime(a.created_at)}>{fmtTime(a.created_at)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager next={list.data?.next_cursor} onNext={setCursor} />
+    </section>
+  );
+}

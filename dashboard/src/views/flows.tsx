@@ -1,0 +1,361 @@
+import { useState } from 'preact/hooks';
+import type { FlowDecision, FlowStatus } from '../../../schemas/flows.js';
+import { type CheckOut, decideFlow, type FlowOut, getFlow, listAlerts, listFlows, rerunAml } from '../api';
+import { fmtTime, humanize, shortId } from '../format';
+import { href } from '../router';
+import {
+  Badge,
+  Confirm,
+  Empty,
+  ErrorBox,
+  Facts,
+  hasRole,
+  Loading,
+  Notice,
+  PageHeader,
+  Pager,
+  useAsync,
+  useFocusHeading,
+  useSession,
+} from '../ui';
+
+// kept here (type-checked against schemas/) so that TypeBox stays out of the bundle
+const FLOW_STATUSES = [
+  'PENDING',
+  'AWAITING_INPUT',
+  'PROCESSING',
+  'NEEDS_REVIEW',
+  'APPROVED',
+  'REJECTED',
+  'FAILED',
+] as const satisfies readonly FlowStatus[];
+const FLOW_DECISIONS = [
+  'AUTO_APPROVED',
+  'MANUAL_REVIEW',
+  'REJECTED',
+] as const satisfies readonly FlowDecision[];
+const REASON_CODE = /^[a-z0-9_]{1,64}$/;
+
+export function Flows() {
+  const [status, setStatus] = useState('');
+  const [decision, setDecision] = useState('');
+  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const list = useAsync(
+    () =>
+      listFlows({
+        ...(status ? { status } : {}),
+        ...(decision ? { decision } : {}),
+        limit: 50,
+        ...(cursor ? { after: cursor } : {}),
+      }),
+    [status, decision, cursor],
+  );
+  useFocusHeading('flows');
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Flows" />
+      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter flows">
+        <label>
+          Status
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus(e.currentTarget.value);
+              setCursor(undefined);
+            }}
+          >
+            <option value="">Any</option>
+            {FLOW_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {humanize(s)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Decision
+          <select
+            value={decision}
+            onChange={(e) => {
+              setDecision(e.currentTarget.value);
+              setCursor(undefined);
+            }}
+          >
+            <option value="">Any</option>
+            {FLOW_DECISIONS.map((s) => (
+              <option key={s} value={s}>
+                {humanize(s)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" class="btn" onClick={list.reload}>
+          Refresh
+        </button>
+      </form>
+      {list.loading && !list.data ? (
+        <Loading label="Loading flows…" />
+      ) : list.error ? (
+        <ErrorBox error={list.error} />
+      ) : !list.data?.items.length ? (
+        <Empty>No flows match these filters.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">Flow</th>
+                <th scope="col">Status</th>
+                <th scope="col">Decision</th>
+                <th scope="col">Reason codes</th>
+                <th scope="col">Type</th>
+                <th scope="col">Mode</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.items.map((f) => (
+                <tr key={f.id}>
+                  <td>
+                    <a href={href(`/flows/${f.id}`)}>
+                      <code>{shortId(f.id)}</code>
+                    </a>
+                  </td>
+                  <td>
+                    <Badge value={f.status} />
+                  </td>
+                  <td>{f.decision ? <Badge value={f.decision} /> : <span class="muted">—</span>}</td>
+                  <td class="codes">{f.decision_reason_codes.join(', ') || '—'}</td>
+                  <td>{f.type}</td>
+                  <td>{f.execution_mode}</td>
+                  <td>{fmtTime(f.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager next={list.data?.next_cursor} onNext={setCursor} />
+    </section>
+  );
+}
+
+function CheckRow({ c }: { c: CheckOut }) {
+  return (
+    <li class="check">
+      <details>
+        <summary>
+          <strong>{humanize(c.check_type)}</strong> <Badge value={c.result} /> <Badge value={c.status} />
+          {c.decision && <Badge value={c.decision} />}
+          <span class="muted small">
+            {' '}
+            {fmtTime(c.created_at)} · {c.latency_ms} ms{c.alert_count ? ` · ${c.alert_count} alert(s)` : ''}
+          </span>
+          {c.reason_codes?.length ? <span class="codes"> · {c.reason_codes.join(', ')}</span> : null}
+        </summary>
+        {c.error && <p class="state state-error">{c.error}</p>}
+        {c.dataset_versions.length > 0 && (
+          <p class="small">
+            Dataset version: <code>{c.dataset_versions.join(', ')}</code>
+          </p>
+        )}
+        <pre class="json">{JSON.stringify(c.evidence, null, 2)}</pre>
+      </details>
+    </li>
+  );
+}
+
+export function FlowDetail({ id }: { id: string }) {
+  const session = useSession();
+  const flow = useAsync(() => getFlow(id), [id]);
+  const alerts = useAsync(() => listAlerts({ flow_id: id, limit: 50 }).catch(() => undefined), [id]);
+  const [decision, setDecision] = useState<FlowDecision>('AUTO_APPROVED');
+  const [codes, setCodes] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [confirmRerun, setConfirmRerun] = useState(false);
+  useFocusHeading(id);
+
+  if (flow.loading && !flow.data) return <Loading label="Loading flow…" />;
+  if (flow.error || !flow.data) return <ErrorBox error={flow.error ?? new Error('Flow not found')} />;
+  const f: FlowOut = flow.data;
+  const codeList = codes
+    .split(/[\s,]+/)
+    .map((c) => c.trim())
+    .filter(Boolean);
+  const badCodes = codeList.filter((c) => !REASON_CODE.test(c));
+  const canDecide = f.status === 'NEEDS_REVIEW' && hasRole(session, 'supervisor');
+
+  const decide = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      flow.set(await decideFlow(f.id, { decision, ...(codeList.length ? { reason_codes: codeList } : {}) }));
+      setNotice(`Decided: ${humanize(decision)}`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const rerun = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await rerunAml(f.id);
+      setConfirmRerun(false);
+      setNotice('AML screen re-run: a new check was recorded');
+      flow.reload();
+    } catch (err) {
+      setConfirmRerun(false);
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const openAlerts = alerts.data?.items ?? [];
+
+  return (
+    <section aria-labelledby="page-title">
+      <p class="crumbs">
+        <a href={href('/flows')}>← Flows</a>
+      </p>
+      <PageHeader title={`Flow ${shortId(f.id)}`}>
+        <Badge value={f.status} />
+        {f.decision && <Badge value={f.decision} />}
+        <button type="button" class="btn" disabled={busy} onClick={() => setConfirmRerun(true)}>
+          Re-run AML screen
+        </button>
+      </PageHeader>
+      <Notice text={notice} onClose={() => setNotice(null)} />
+      <ErrorBox error={error} title="The action was refused" />
+      <div class="grid-2">
+        <section class="card" aria-labelledby="h-flow">
+          <h2 id="h-flow">Summary</h2>
+          <Facts
+            rows={[
+              [
+                'Applicant',
+                <a key="a" href={href(`/applicants/${f.applicant_id}`)}>
+                  {shortId(f.applicant_id)}
+                </a>,
+              ],
+              ['Type', f.type],
+              ['Mode', f.execution_mode],
+              ['Template', f.template_slug ?? '—'],
+              ['Datasets', f.datasets?.join(', ') ?? '—'],
+              [
+                'Reason codes',
+                <span key="rc" class="codes">
+                  {f.decision_reason_codes.join(', ') || '—'}
+                </span>,
+              ],
+              ['Policy version', f.policy_version ?? '—'],
+              [
+                'Reviewed by',
+                f.reviewed_by
+                  ? `${shortId(f.reviewed_by.replace(/^operator:/, ''))} · ${fmtTime(f.reviewed_at)}`
+                  : '—',
+              ],
+              ['Created', fmtTime(f.created_at)],
+              ['Completed', fmtTime(f.completed_at)],
+              ['Failure', f.failure_reason ?? '—'],
+            ]}
+          />
+        </section>
+        <section class="card" aria-labelledby="h-review">
+          <h2 id="h-review">Review</h2>
+          {f.status !== 'NEEDS_REVIEW' ? (
+            <p class="muted">
+              Only a flow in NEEDS_REVIEW is decided by hand; this one is {humanize(f.status)}.
+            </p>
+          ) : !canDecide ? (
+            <p class="muted">A supervisor or an admin decides flows in review.</p>
+          ) : (
+            <form class="stack" onSubmit={decide} aria-labelledby="h-review">
+              {openAlerts.some((a) => !a.state.startsWith('closed')) && (
+                <p class="state state-warn">
+                  This flow still has open alerts: work them first, or decide knowingly.
+                </p>
+              )}
+              <label for="decide-decision">Decision</label>
+              <select
+                id="decide-decision"
+                value={decision}
+                onChange={(e) => setDecision(e.currentTarget.value as FlowDecision)}
+              >
+                {FLOW_DECISIONS.map((d) => (
+                  <option key={d} value={d}>
+                    {humanize(d)}
+                  </option>
+                ))}
+              </select>
+              <label for="decide-codes">Reason codes (comma separated)</label>
+              <input
+                id="decide-codes"
+                value={codes}
+                onInput={(e) => setCodes(e.currentTarget.value)}
+                placeholder="e.g. aml_false_positive_cleared"
+                aria-invalid={badCodes.length > 0}
+                aria-describedby="decide-codes-hint"
+              />
+              <small id="decide-codes-hint" class={badCodes.length ? 'error-text' : 'muted'}>
+                {badCodes.length
+                  ? `Not a reason code: ${badCodes.join(', ')} (lower case letters, digits, _)`
+                  : 'lower case letters, digits and _, up to 20'}
+              </small>
+              <button type="submit" class="btn btn-primary" disabled={busy || badCodes.length > 0}>
+                Decide
+              </button>
+            </form>
+          )}
+          <h3>Alerts of this flow</h3>
+          {alerts.loading ? (
+            <Loading />
+          ) : !openAlerts.length ? (
+            <p class="muted">No alerts.</p>
+          ) : (
+            <ul class="plain">
+              {openAlerts.map((a) => (
+                <li key={a.id}>
+                  <a href={href(`/alerts/${a.id}`)}>
+                    {String((a.evidence as Record<string, unknown>).name ?? a.source_entity_id)}
+                  </a>{' '}
+                  <Badge value={a.state} />
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+      <section class="card" aria-labelledby="h-checks">
+        <h2 id="h-checks">Checks</h2>
+        {f.checks?.length ? (
+          <ul class="checks">
+            {f.checks.map((c) => (
+              <CheckRow key={c.id} c={c} />
+            ))}
+          </ul>
+        ) : (
+          <p class="muted">No checks have run yet.</p>
+        )}
+      </section>
+      <Confirm
+        open={confirmRerun}
+        title="Re-run the AML screen?"
+        confirmLabel="Re-run"
+        busy={busy}
+        onConfirm={rerun}
+        onCancel={() => setConfirmRerun(false)}
+      >
+        <p>
+          The sanctions/PEP check runs again against the active dataset version. A new check is recorded; the
+          old one stays.
+        </p>
+      </Confirm>
+    </section>
+  );
+}

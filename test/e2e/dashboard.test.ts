@@ -1,0 +1,270 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestVersion } from '../../server/datasets/dataset-store.js';
+import { REPO_ROOT } from '../helpers/shared-data.js';
+import {
+  call,
+  createTenant,
+  DEMO_SOURCE,
+  startTestApp,
+  type Tenant,
+  type TestApp,
+} from '../helpers/test-app.js';
+import { ensureDashboardBuilt } from './dashboard-build.js';
+
+/**
+ * The operator dashboard end to end, in Debian's Chromium driven by playwright-core, against the real service
+ * (Postgres, Redis, NATS): analyst proposes "false positive" on an alert from a sync flow that hit the OFAC demo
+ * list; a supervisor approves it (four-eyes) and decides the flow's review; an admin promotes a dataset version.
+ * Screenshots of every main screen go to test-artifacts/screenshots/.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM) {
+  console.warn(
+    `[dashboard e2e] skipped: ${CHROMIUM} not found (apt-get install -y chromium, or set CHROMIUM_PATH)`,
+  );
+}
+const SHOTS = join(REPO_ROOT, 'test-artifacts', 'screenshots');
+const PASSWORD = 'correct horse battery staple';
+type Json = Record<string, unknown>;
+
+describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let ctx: BrowserContext;
+  let page: Page;
+  let profile: string;
+  let flowId: string;
+  let alertId: string;
+  let nextVersionId: string;
+  const users = {
+    analyst: { email: 'ana@example.test', name: 'Ana Analyst', role: 'analyst' },
+    supervisor: { email: 'sam@example.test', name: 'Sam Supervisor', role: 'supervisor' },
+    admin: { email: 'ada@example.test', name: 'Ada Admin', role: 'admin' },
+  } as const;
+
+  beforeAll(async () => {
+    await ensureDashboardBuilt();
+    await mkdir(SHOTS, { recursive: true });
+    t = await startTestApp();
+    tenant = await createTenant(t, { plan: 'contract' });
+    const key = tenant.secret_key;
+    // four-eyes on: a disposition waits for a second operator
+    const policy = await call<Json>(t.url, 'GET', '/v1/check_policy', { token: key });
+    const { policy_version: _v, ...current } = policy.body;
+    const put = await call(t.url, 'PUT', '/v1/check_policy', {
+      token: key,
+      body: { ...current, four_eyes_required: true },
+    });
+    expect(put.status).toBe(200);
+    for (const u of Object.values(users)) {
+      const r = await call(t.url, 'POST', '/v1/operators', {
+        token: key,
+        body: { ...u, password: PASSWORD },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+    }
+    // a sync flow that hits the (fictional) OFAC demo entry → NEEDS_REVIEW with one alert
+    const flow = await call<Json>(t.url, 'POST', '/v1/flows', {
+      token: key,
+      body: {
+        mode: 'sync',
+        applicant: { legal_name_first: 'Ivan', legal_name_last: 'Demovsky', external_id: 'cust-0042' },
+      },
+    });
+    expect(flow.status).toBe(201);
+    expect(flow.body.status).toBe('NEEDS_REVIEW');
+    flowId = flow.body.id as string;
+    const alerts = await call<{ items: Json[] }>(t.url, 'GET', `/v1/alerts?flow_id=${flowId}`, {
+      token: key,
+    });
+    expect(alerts.body.items.length).toBe(1);
+    alertId = alerts.body.items[0]!.id as string;
+    // a clean flow too, so that lists show more than one row
+    await call(t.url, 'POST', '/v1/flows', {
+      token: key,
+      body: { mode: 'sync', applicant: { legal_name_first: 'Marigold', legal_name_last: 'Fennimore' } },
+    });
+    // a second, built but not active dataset version for the admin to promote
+    const next = await ingestVersion(t.app, { name: 'OFAC demo (rebuilt)', sources: [DEMO_SOURCE] });
+    nextVersionId = next.version.id;
+
+    profile = await mkdtemp(join(tmpdir(), 'vs-chromium-'));
+    ctx = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      viewport: { width: 1280, height: 800 },
+      timezoneId: 'Europe/Berlin',
+      locale: 'en-GB',
+    });
+    page = ctx.pages()[0] ?? (await ctx.newPage());
+    page.setDefaultTimeout(15_000);
+  }, 180_000);
+
+  afterAll(async () => {
+    await ctx?.close().catch(() => {});
+    if (profile) await rm(profile, { recursive: true, force: true });
+    await t?.close();
+  });
+
+  const shot = (name: string, fullPage = false) =>
+    page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
+
+  async function signIn(who: keyof typeof users) {
+    await page.goto(`${t.url}/dashboard/login?tenant=${tenant.id}`);
+    await page.getByLabel('Workspace ID').fill(tenant.id);
+    await page.getByLabel('E-mail').fill(users[who].email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('.who-name').textContent()).toBe(users[who].name);
+  }
+
+  async function signOut() {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Veriscreen' }).waitFor();
+  }
+
+  it('refuses a wrong password on the sign-in screen', async () => {
+    await page.goto(`${t.url}/dashboard`);
+    await page.getByRole('heading', { name: 'Sign in to Veriscreen' }).waitFor();
+    await shot('01-login');
+    await page.getByLabel('Workspace ID').fill(tenant.id);
+    await page.getByLabel('E-mail').fill(users.analyst.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Wrong e-mail or password').waitFor();
+  });
+
+  it('an analyst opens the alert from the queue by keyboard and proposes "false positive" with a reason', async () => {
+    await signIn('analyst');
+    // role-aware navigation: no admin screens for an analyst
+    await expect(page.getByRole('link', { name: 'Datasets' }).count()).resolves.toBe(0);
+    await page.getByRole('heading', { name: 'Alert queue' }).waitFor();
+    const row = page.locator(`tr[data-alert-id="${alertId}"]`);
+    await row.waitFor();
+    await expect(row.textContent()).resolves.toContain('DEMOVSKY');
+    await shot('02-alert-queue');
+    await row.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: /^Alert: / }).waitFor();
+    expect(page.url()).toBe(`${t.url}/dashboard/alerts/${alertId}`);
+    await page.getByRole('heading', { name: 'Subject as screened' }).waitFor();
+    await page.getByText('us_ofac_sdn').first().waitFor();
+    await page.getByRole('heading', { name: 'Evidence by feature' }).waitFor();
+    await shot('03-alert-detail', true);
+
+    await page.getByLabel('False positive').check();
+    await page
+      .getByLabel('Reason')
+      .fill('Different date of birth and nationality; only the surname transliteration matches.');
+    await page.getByRole('button', { name: 'Propose' }).click();
+    await page.getByText('Proposed: waiting for a supervisor').waitFor();
+    await page.getByRole('heading', { name: 'Pending four-eyes approval' }).waitFor();
+    await page.getByText('You proposed this').waitFor();
+    await expect(page.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
+    await signOut();
+  });
+
+  it('a supervisor sees it pending, approves it, and decides the flow in review', async () => {
+    await signIn('supervisor');
+    await page.getByLabel('State').selectOption('pending_approval');
+    const row = page.locator(`tr[data-alert-id="${alertId}"]`);
+    await row.waitFor();
+    await row.getByRole('link').click();
+    await page.getByRole('heading', { name: 'Pending four-eyes approval' }).waitFor();
+    await page.getByText('Different date of birth and nationality').waitFor();
+    await shot('04-alert-pending-approval', true);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Approved: the alert is closed').waitFor();
+    await page.locator('.page-header .badge-closed_false_positive').waitFor();
+
+    const alert = await call<Json>(t.url, 'GET', `/v1/alerts/${alertId}`, { token: tenant.secret_key });
+    expect(alert.body.state).toBe('closed_false_positive');
+
+    await page.getByRole('link', { name: 'open the flow' }).click();
+    await page.getByRole('heading', { name: /^Flow / }).waitFor();
+    await page.getByLabel('Decision').selectOption('AUTO_APPROVED');
+    await page.getByLabel('Reason codes (comma separated)').fill('aml_false_positive_cleared');
+    await shot('05-flow-review', true);
+    await page.getByRole('button', { name: 'Decide' }).click();
+    await page.getByText('Decided: AUTO APPROVED').waitFor();
+    const flow = await call<Json>(t.url, 'GET', `/v1/flows/${flowId}`, { token: tenant.secret_key });
+    expect(flow.body.status).not.toBe('NEEDS_REVIEW');
+    expect(flow.body.decision).toBe('AUTO_APPROVED');
+    expect(flow.body.decision_reason_codes).toContain('aml_false_positive_cleared');
+
+    await page.getByRole('link', { name: 'Flows', exact: true }).click();
+    await page.getByRole('heading', { name: 'Flows' }).waitFor();
+    await page.locator('table tbody tr').first().waitFor();
+    await shot('06-flows');
+    await signOut();
+  });
+
+  it('an admin promotes a dataset version from the UI (with confirmation and the deployment admin token)', async () => {
+    await signIn('admin');
+    await page.getByRole('link', { name: 'Datasets' }).click();
+    await page.getByRole('heading', { name: 'Dataset versions' }).waitFor();
+    const button = page.locator(`button[data-promote="${nextVersionId}"]`);
+    await button.waitFor();
+    await shot('07-datasets');
+    await button.click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Deployment admin token (X-Admin-Token)').fill('wrong-token-wrong-token');
+    await dialog.getByRole('button', { name: 'Promote' }).click();
+    await dialog.getByText('The admin token was refused').waitFor();
+    await dialog.getByLabel('Deployment admin token (X-Admin-Token)').fill(t.adminToken);
+    await dialog.getByRole('button', { name: 'Promote' }).click();
+    await page.getByText('is now the active dataset version').waitFor();
+    const versions = await call<Json>(t.url, 'GET', '/admin/dataset_versions', { admin: t.adminToken });
+    expect((versions.body.active as Json).id).toBe(nextVersionId);
+  });
+
+  it('shows the other main screens to an admin', async () => {
+    const screens: [string, string, string][] = [
+      ['Applicants', 'Applicants', '08-applicants'],
+      ['Batches', 'Check batches', '09-batches'],
+      ['Monitors', 'Monitors', '10-monitors'],
+      ['Policy', 'Check policy', '11-policy'],
+      ['Webhooks', 'Webhook endpoints', '12-webhooks'],
+      ['Operators', 'Operators', '13-operators'],
+    ];
+    for (const [link, heading, name] of screens) {
+      await page.getByRole('link', { name: link, exact: true }).click();
+      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      await page.locator('.state-loading').waitFor({ state: 'detached' });
+      await expect(page.locator('.state-error').count(), name).resolves.toBe(0);
+      await shot(name);
+    }
+    // applicant detail: the search finds the screened customer
+    await page.getByRole('link', { name: 'Applicants', exact: true }).click();
+    await page.getByLabel('Search').fill('cust-0042');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: 'Ivan Demovsky' }).click();
+    await page.getByRole('heading', { name: 'Ivan Demovsky' }).waitFor();
+    await shot('14-applicant-detail');
+    // tablet width: the layout reflows without horizontal scrolling of the page
+    await page.setViewportSize({ width: 820, height: 1100 });
+    await page.getByRole('link', { name: 'Alerts', exact: true }).click();
+    await page.getByRole('heading', { name: 'Alert queue' }).waitFor();
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot('15-alert-queue-tablet');
+    await signOut();
+  });
+});
