@@ -22,7 +22,7 @@ export interface MonitorDeps {
 /** A full rescreen of one monitor against the active version (scheduled runs and run_immediately). */
 export async function runMonitor(deps: MonitorDeps, monitorId: string): Promise<void> {
   const [m] = await deps.sql<MonitorRow[]>`select * from monitors where id = ${monitorId}`;
-  if (!m || m.status !== 'active') return;
+  if (m?.status !== 'active') return;
   const policy = await checkPolicyFor(deps.sql, m.tenant_id);
   const started = performance.now();
   const outcomes = await Promise.all(

@@ -35,7 +35,10 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeou
 /** The demo list plus one added person (and, when `changed`, a new alias on that person). */
 async function demoPlus(dir: string, changed = false): Promise<string> {
   for (const f of ['sdn.csv', 'alt.csv', 'add.csv', 'sdn_comments.csv']) {
-    let text = (await readFile(join(DEMO_SOURCE.uri, f), 'latin1')).replace(/\x1a$/, '');
+    let text = (await readFile(join(DEMO_SOURCE.uri, f), 'latin1')).replace(
+      new RegExp(String.fromCharCode(0x1a) + '$'),
+      '',
+    );
     if (f === 'sdn.csv')
       text +=
         '999777,"NEWLYLISTED, Quentin Archibald","individual","DEMO",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,"FICTIONAL DEMO ENTRY; DOB 1971."\r\n';
