@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { ScreenSubject } from '../../matcher/types.js';
 import type { SubjectIn } from '../../schemas/subjects.js';
 import { decideAlerts, refreshAlertEvidence } from '../alerts/alert-memory.js';
 import { queueSlaAt } from '../alerts/alert-sla.js';
@@ -11,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { type AmlCheckOutcome, runAmlScreen } from '../screening/aml-check.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
+import { toScreenSubject } from '../screening/subject.js';
 import { type ChunkJob, requeueStranded } from './batch-service.js';
 import type { BatchRow } from './batch-store.js';
 
@@ -27,11 +27,6 @@ export interface BatchWorkerDeps {
   pool: MatcherPool;
   metrics: Metrics;
   log: Logger;
-}
-
-function toScreen(s: SubjectIn): ScreenSubject {
-  const { ref: _ref, reference_id: _rid, role: _role, ...rest } = s;
-  return { ...rest, ...(rest.nationality ? { nationality: rest.nationality.toUpperCase() } : {}) };
 }
 
 /** Screens one chunk of a batch. Exactly once per subject, whatever the redeliveries: the chunk's pending rows are
@@ -53,7 +48,7 @@ export async function processChunk(deps: BatchWorkerDeps, job: ChunkJob): Promis
         runAmlScreen(
           deps.pool,
           deps.metrics,
-          toScreen(r.subject),
+          toScreenSubject(r.subject),
           batch.datasets,
           policy.aml_match_policy,
           batch.use_case,

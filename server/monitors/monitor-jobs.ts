@@ -8,7 +8,8 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { runAmlScreen } from '../screening/aml-check.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
-import { mergeMatches, recordMonitorCheck, toScreen } from './monitor-runner.js';
+import { toScreenSubject } from '../screening/subject.js';
+import { mergeMatches, recordMonitorCheck } from './monitor-runner.js';
 import type { MonitorRow } from './monitor-store.js';
 
 export interface MonitorDeps {
@@ -27,7 +28,14 @@ export async function runMonitor(deps: MonitorDeps, monitorId: string): Promise<
   const started = performance.now();
   const outcomes = await Promise.all(
     m.subjects.map((s) =>
-      runAmlScreen(deps.pool, deps.metrics, toScreen(s), m.datasets, policy.aml_match_policy, m.use_case),
+      runAmlScreen(
+        deps.pool,
+        deps.metrics,
+        toScreenSubject(s),
+        m.datasets,
+        policy.aml_match_policy,
+        m.use_case,
+      ),
     ),
   );
   const versions = new Set(outcomes.map((o) => o.dataset_version));
@@ -108,7 +116,7 @@ export async function rescreenDelta(
       const started = performance.now();
       const results = m.subjects.map(
         (s) =>
-          screener.screen(toScreen(s), {
+          screener.screen(toScreenSubject(s), {
             datasets: m.datasets,
             policy: policy.aml_match_policy,
             use_case: m.use_case,

@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Match, ScreenSubject } from '../../matcher/types.js';
-import type { SubjectIn } from '../../schemas/subjects.js';
+import type { Match } from '../../matcher/types.js';
 import { decideAlerts, refreshAlertEvidence } from '../alerts/alert-memory.js';
 import { queueSlaAt } from '../alerts/alert-sla.js';
 import type { Sql } from '../db/sql.js';
 import { type CheckPolicy, checkPolicyFor } from '../flows/check-policy.js';
 import { type MonitorRow, subjectRef } from './monitor-store.js';
-
-export function toScreen(s: SubjectIn): ScreenSubject {
-  const { ref: _ref, reference_id: _rid, role: _role, ...rest } = s;
-  return rest;
-}
 
 export interface MonitorScreen {
   dataset_version: string;

@@ -11,6 +11,7 @@ import {
   type Tenant,
   type TestApp,
 } from '../helpers/test-app.js';
+import { waitFor } from '../helpers/wait.js';
 
 type Json = Record<string, unknown>;
 interface Alert {
@@ -36,16 +37,6 @@ let t: TestApp;
 const dirs: string[] = [];
 const LISTED = { legal_name_first: 'Ivan', legal_name_last: 'Demovsky' };
 const PASSWORD = 'correct horse battery staple';
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeout_ms = 60_000): Promise<T> {
-  const until = Date.now() + timeout_ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const withKey = <T = Alert>(tenant: Tenant, method: string, path: string, body?: unknown) =>
   call<T>(t.url, method, path, { token: tenant.secret_key, ...(body !== undefined ? { body } : {}) });

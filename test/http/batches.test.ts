@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processChunk } from '../../server/batches/batch-worker.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Batch {
   id: string;
@@ -12,16 +13,6 @@ interface Batch {
   completed_count: number;
   error_count: number;
   completed_at: string | null;
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeout_ms = 60_000): Promise<T> {
-  const until = Date.now() + timeout_ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const records = (n: number, listedEvery = 0) =>

@@ -12,6 +12,7 @@ import {
   type Tenant,
   type TestApp,
 } from '../helpers/test-app.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Version {
   id: string;
@@ -24,16 +25,6 @@ interface Version {
 }
 
 const fileUri = (p: string) => pathToFileURL(p).toString();
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeout_ms = 60_000): Promise<T> {
-  const until = Date.now() + timeout_ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function createVersion(t: TestApp, body: unknown): Promise<Version> {
   const r = await call<Version>(t.url, 'POST', '/admin/dataset_versions', { admin: t.adminToken, body });

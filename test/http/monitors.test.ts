@@ -12,6 +12,7 @@ import {
   type Tenant,
   type TestApp,
 } from '../helpers/test-app.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Monitor {
   id: string;
@@ -20,16 +21,6 @@ interface Monitor {
   last_checked_at: string | null;
   last_dataset_partition: string | null;
   next_due_at: string | null;
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeout_ms = 30_000): Promise<T> {
-  const until = Date.now() + timeout_ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** The demo list plus one added person (and, when `changed`, a new alias on that person). */

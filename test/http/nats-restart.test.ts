@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
+import { waitFor } from '../helpers/wait.js';
 
 const NATS_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
@@ -26,20 +27,6 @@ const listening = (port: number) =>
     });
     s.on('error', () => resolve(false));
   });
-
-async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined> | T | undefined,
-  timeout_ms = 60_000,
-): Promise<T> {
-  const until = Date.now() + timeout_ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A NATS server of this test's own (the shared one must not be restarted under other test files). */
 class PrivateNats {

@@ -12,6 +12,7 @@ import {
   type Tenant,
   type TestApp,
 } from '../helpers/test-app.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -54,20 +55,6 @@ function verify(header: string, raw: string, secret: string): boolean {
   const t = parts.find(([k]) => k === 't')?.[1];
   const expected = createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex');
   return parts.some(([k, v]) => k === 'v1' && v === expected);
-}
-
-async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined> | T | undefined,
-  timeout_ms = 20_000,
-): Promise<T> {
-  const until = Date.now() + timeout_ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('webhook endpoints and signed deliveries', () => {
