@@ -11,6 +11,7 @@ import {
   ProcessAccepted,
   RedactedFlowOut,
 } from '../../schemas/flows.js';
+import { actorOf } from '../audit/audit.js';
 import { requireTenant } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
 import { decodeCursor, page } from '../http/cursor.js';
@@ -78,10 +79,12 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
           const ip = resolveClientIp(req.ip, req.headers['x-forwarded-for'], deps.trustedProxies);
           limitHeaders = await hitRateLimit(deps.redis, deps.rateLimit, tenant.key_id, ip);
         }
-        const { flow, redacted } = await createFlow(deps, tenant, body, req);
+        // the audit row is written in the flow's own statement (one commit per flow), not by the central hook
+        const { flow, redacted } = await createFlow(deps, tenant, body, req, actorOf(principal));
         if (tenant.kind === 'publishable') {
           return {
             status: 201,
+            audited: true,
             body: redacted,
             headers: {
               ...limitHeaders,
@@ -90,7 +93,7 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
             },
           };
         }
-        return { status: 201, body: flow };
+        return { status: 201, body: flow, audited: true };
       },
     }),
     route({

@@ -117,6 +117,7 @@ export async function createFlow(
   tenant: TenantPrincipal,
   input: FlowCreateIn,
   req: RequestInfo,
+  actor?: { actor_type: string; actor_id: string | null },
 ): Promise<{ flow: FlowOut; redacted: { id: string; reason_codes: string[]; result: string } }> {
   const { sql } = deps;
   const mode = input.mode ?? 'async';
@@ -248,6 +249,20 @@ export async function createFlow(
     checks: records.map((r) => r.row),
     alerts: records.flatMap((r) => r.alerts),
     events,
+    ...(actor
+      ? {
+          audit: {
+            tenant_id: tenant.tenant_id,
+            actor_type: actor.actor_type,
+            actor_id: actor.actor_id,
+            action: 'createFlow',
+            resource_type: 'flows',
+            resource_id: flowId,
+            request_id: req.request_id,
+            details: sql.json({ method: req.method, route: '/v1/flows', status: 201, created_id: flowId }),
+          },
+        }
+      : {}),
   });
   const out = flowOut(flow, checks);
   return {

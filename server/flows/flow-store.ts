@@ -106,7 +106,7 @@ export const eventRows = (sql: Sql, events: OutboxRow[]) =>
  */
 export async function insertFlowGraph(
   sql: Sql,
-  parts: { applicant: Row; flow: Row; checks: Row[]; alerts: Row[]; events: OutboxRow[] },
+  parts: { applicant: Row; flow: Row; checks: Row[]; alerts: Row[]; events: OutboxRow[]; audit?: Row },
 ): Promise<{ flow: FlowRow; checks: CheckRow[] }> {
   // the false-positive memory (reads only; its refreshes are CTEs of the same statement)
   const memory = await rememberAlerts(sql, parts.checks, parts.alerts, parts.events);
@@ -128,6 +128,7 @@ export async function insertFlowGraph(
   if (parts.events.length) {
     ctes.push(sql`o as ( insert into outbox_events ${sql(eventRows(sql, parts.events))} returning id )`);
   }
+  if (parts.audit) ctes.push(sql`au as ( insert into audit_log ${sql(parts.audit)} returning id )`);
   const withClause = ctes
     .slice(1)
     .reduce((acc, c) => sql`${acc}, ${c}`, ctes[0] as postgres.PendingQuery<Row[]>);
