@@ -79,7 +79,7 @@ const HINTS = {
   s3: 'Start MinIO (`docker compose up -d minio`) or unset S3_ENDPOINT in development to use the embedded s3rver.',
 };
 
-async function dependency<T>(name: keyof typeof HINTS, fn: () => Promise<T>): Promise<T> {
+export async function dependency<T>(name: keyof typeof HINTS, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {

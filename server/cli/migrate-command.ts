@@ -1,10 +1,11 @@
+import { dependency } from '../app.js';
 import { loadConfig } from '../config.js';
 import { migrate } from '../db/migrate.js';
 import { connectSql, ensureDatabase } from '../db/sql.js';
 
 export async function migrateCommand(_argv: string[]): Promise<number> {
   const config = loadConfig();
-  await ensureDatabase(config.DATABASE_URL);
+  await dependency('postgres', () => ensureDatabase(config.DATABASE_URL));
   const sql = connectSql(config.DATABASE_URL, 1);
   try {
     const applied = await migrate(sql);

@@ -132,6 +132,19 @@ describe('bin/veriscreen ingest, migrate and serve against real services', () =>
     expect(rows).toEqual([{ name: 'demo', status: 'active' }]);
   });
 
+  it('an unreachable dependency is one clear line naming it and how to start it, not a stack trace', async () => {
+    const down = { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' };
+    for (const cmd of ['migrate', 'serve']) {
+      const r = await run(process.execPath, [BIN, cmd], { env: down }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/postgres is unreachable .* Start it: `docker compose up -d postgres`/);
+    }
+  });
+
   it('ingest with an unknown format fails with one clear line', async () => {
     await expect(
       run(process.execPath, [BIN, 'ingest', '--format', 'xml', '--source', DEMO], { env }),
