@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { createApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { activeVersion, ingestVersion } from '../datasets/dataset-store.js';
+import type { Sql } from '../db/sql.js';
+import { hashPassword } from '../operators/password.js';
 import { DEMO_DATASET_DIR } from '../paths.js';
 import { createTenant, rotateKeys } from '../tenants/tenant-service.js';
 
@@ -10,6 +13,7 @@ export async function serve(_argv: string[]): Promise<number> {
   const { sql, log } = app;
 
   let demo: { id: string; secret_key: string; publishable_key: string } | undefined;
+  let operators: { email: string; role: string; password: string }[] = [];
   if (config.NODE_ENV === 'development' && config.DEMO) {
     if (!(await activeVersion(sql))) {
       const res = await ingestVersion(app, {
@@ -39,6 +43,7 @@ export async function serve(_argv: string[]): Promise<number> {
     }
   }
 
+  if (demo) operators = await demoOperators(app.sql, demo.id);
   await app.loadActiveDataset();
   await app.startBackground();
   const port = await app.listen(config.HOST, config.PORT);
@@ -53,6 +58,8 @@ export async function serve(_argv: string[]): Promise<number> {
       `  demo tenant ${demo.id}`,
       `    secret key:      ${demo.secret_key}`,
       `    publishable key: ${demo.publishable_key}  (origin http://localhost:3000)`,
+      `  dashboard: ${url}/dashboard/?tenant=${demo.id}`,
+      ...operators.map((o) => `    ${o.role.padEnd(10)} ${o.email}  password: ${o.password}`),
       `  try: curl -s ${url}/v1/flows -H "Authorization: Bearer ${demo.secret_key}" -H 'content-type: application/json' \\`,
       `         -d '{"mode":"sync","applicant":{"legal_name_first":"Ivan","legal_name_last":"Demovsky"}}'`,
     );
@@ -72,4 +79,23 @@ export async function serve(_argv: string[]): Promise<number> {
   });
   log.info('stopped');
   return 0;
+}
+
+/** One demo operator per role; like the demo keys, their passwords are new on each development start. */
+async function demoOperators(
+  sql: Sql,
+  tenantId: string,
+): Promise<{ email: string; role: string; password: string }[]> {
+  const out: { email: string; role: string; password: string }[] = [];
+  for (const role of ['admin', 'supervisor', 'analyst'] as const) {
+    const email = `${role}@demo.veriscreen.test`;
+    const password = randomBytes(9).toString('base64url');
+    const hash = await hashPassword(password);
+    await sql`
+      insert into operators (tenant_id, email, name, role, password_hash)
+      values (${tenantId}, ${email}, ${`Demo ${role}`}, ${role}, ${hash})
+      on conflict (tenant_id, lower(email)) do update set password_hash = excluded.password_hash, disabled_at = null`;
+    out.push({ email, role, password });
+  }
+  return out;
 }

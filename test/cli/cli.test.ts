@@ -185,6 +185,17 @@ describe('bin/veriscreen ingest, migrate and serve against real services', () =>
     });
     expect(flow.status).toBe(201);
     expect(((await flow.json()) as { status: string }).status).toBe('NEEDS_REVIEW');
+    // the printed demo operators can sign in to the dashboard
+    const tenantId = /dashboard: \S+\?tenant=([0-9a-f-]{36})/.exec(out)?.[1];
+    const admin = /admin\s+(\S+@demo\.veriscreen\.test)\s+password: (\S+)/.exec(out);
+    expect(tenantId && admin).toBeTruthy();
+    const login = await fetch(`${url}/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: url },
+      body: JSON.stringify({ tenant_id: tenantId, email: admin?.[1], password: admin?.[2] }),
+    });
+    expect(login.status).toBeLessThan(300);
+    expect(login.headers.get('set-cookie')).toMatch(/vs_session=.*HttpOnly/i);
     const exit = new Promise<number | null>((resolve) => server?.on('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
     expect(await exit).toBe(0);
