@@ -1,7 +1,7 @@
 // Non-name features and their combination with the name score. Shared by screen() and compare() so the
 // two always agree.
 import type { EntitySchema } from '../ingest/entity.js';
-import type { NameKind } from './normalize.js';
+import { alternativeReadings, type NameKind } from './normalize.js';
 import { nameSimilarity, type PreparedName, prepareName } from './score.js';
 import type { ScreenSubject, SubjectType } from './types.js';
 
@@ -65,7 +65,7 @@ export function typePenalty(type: SubjectType | undefined, schema: EntitySchema)
 export const DOB_EXACT = 0.04;
 export const DOB_YEAR = 0.02;
 export const DOB_NEAR = 0.01;
-export const DOB_MISMATCH = -0.15;
+export const DOB_MISMATCH = -0.2;
 export const DOB_PARTIAL_MISMATCH = -0.05;
 export const COUNTRY_MATCH = 0.03;
 export const COUNTRY_MISMATCH = -0.05;
@@ -175,7 +175,8 @@ export function round(x: number): number {
 }
 
 function subjectNames(s: ScreenSubject): string[] {
-  return [s.name, ...(s.aliases ?? [])].filter((n) => n.trim().length > 0);
+  const names = [s.name, ...(s.aliases ?? [])].filter((n) => n.trim().length > 0);
+  return [...names, ...names.flatMap(alternativeReadings)];
 }
 
 /** compare(): both sides are subjects; the second plays the list entity. */

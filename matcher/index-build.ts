@@ -8,10 +8,10 @@ import {
 } from '../ingest/entity.js';
 import { normIdentifier } from './features.js';
 import { fnv1a, KEY_IDENT, nameKeys, schemaNameKind } from './keys.js';
-import { normalizeName } from './normalize.js';
+import { buildFoldCache, normalizeName } from './normalize.js';
 import type { IndexData, IndexStats } from './types.js';
 
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 export const NAME_KINDS: readonly EntityNameKind[] = ['primary', 'alias', 'weak', 'former'];
 export const FLAG_ABJAD = 1;
 
@@ -78,6 +78,7 @@ function typedSab(n: number, bytesPer: number): SharedArrayBuffer {
 
 export function buildIndex(entities: Iterable<Entity>, version: string): IndexData {
   const t0 = performance.now();
+  buildFoldCache(true);
   const sources: string[] = [];
   const sourceIdx = new Map<string, number>();
   const bySchema: Record<string, number> = {};
@@ -92,9 +93,42 @@ export function buildIndex(entities: Iterable<Entity>, version: string): IndexDa
   const nameFlags: number[] = [];
   const norm = new ByteTable();
   const orig = new ByteTable();
-  // key → list of name ids (build-time only)
-  const postings = new Map<string, number[]>();
-  const keySet = new Set<string>();
+  // key → key id, and (key id, name id) pairs in name order (build-time only): flat typed arrays rather than
+  // millions of small JS arrays keep a 1M-entity build fast and its heap small
+  const keyIds = new Map<string, number>();
+  const keyList: string[] = [];
+  let pairKey = new Uint32Array(1 << 16);
+  let pairName = new Uint32Array(1 << 16);
+  let nPairs = 0;
+  // the name id a key was last posted for: a name's duplicate keys are dropped without a per-name Set
+  let lastPosted = new Int32Array(1 << 16);
+  const addPosting = (k: string, nameId: number): void => {
+    let id = keyIds.get(k);
+    if (id === undefined) {
+      id = keyList.length;
+      keyIds.set(k, id);
+      keyList.push(k);
+      if (id === lastPosted.length) {
+        const nl = new Int32Array(id * 2);
+        nl.set(lastPosted);
+        lastPosted = nl;
+      }
+      lastPosted[id] = -1;
+    }
+    if (lastPosted[id] === nameId) return;
+    lastPosted[id] = nameId;
+    if (nPairs === pairKey.length) {
+      const nk = new Uint32Array(nPairs * 2);
+      nk.set(pairKey);
+      pairKey = nk;
+      const nn = new Uint32Array(nPairs * 2);
+      nn.set(pairName);
+      pairName = nn;
+    }
+    pairKey[nPairs] = id;
+    pairName[nPairs++] = nameId;
+  };
+  const identSeen = new Set<string>();
 
   let eid = 0;
   for (const e of entities) {
@@ -138,7 +172,7 @@ export function buildIndex(entities: Iterable<Entity>, version: string): IndexDa
       if (!value) continue;
       const nn = normalizeName(value, kind);
       if (nn.tokens.length === 0) continue;
-      const normText = nn.tokens.join(' ') + '|' + nn.legalForms.join(' ');
+      const normText = nn.tokens.join(' ') + '|' + nn.legalForms.join(' ') + '|' + (nn.cjk ?? '');
       const kindIdx = NAME_KINDS.indexOf(n.kind);
       // the same normalised name twice (e.g. alias differing only in case) adds nothing
       const dedupKey = normText + '#' + (kindIdx === 2 ? 'w' : '');
@@ -151,35 +185,22 @@ export function buildIndex(entities: Iterable<Entity>, version: string): IndexDa
       nameFlags.push(nn.abjad ? FLAG_ABJAD : 0);
       norm.add(normText);
       orig.add(value);
-      keySet.clear();
-      nameKeys(nn, keySet);
-      for (const k of keySet) {
-        let list = postings.get(k);
-        if (!list) {
-          list = [];
-          postings.set(k, list);
-        }
-        list.push(nameId);
-      }
+      nameKeys(nn, { add: (k: string) => addPosting(k, nameId) }, true);
     }
     if (firstName >= 0) {
+      identSeen.clear();
       for (const id of e.identifiers) {
         const v = normIdentifier(id.value);
-        if (v.length < 4) continue;
-        const k = KEY_IDENT + v;
-        let list = postings.get(k);
-        if (!list) {
-          list = [];
-          postings.set(k, list);
-        }
-        if (list[list.length - 1] !== firstName) list.push(firstName);
+        if (v.length < 4 || identSeen.has(v)) continue;
+        identSeen.add(v);
+        addPosting(KEY_IDENT + v, firstName);
       }
     }
     eid++;
   }
 
-  // keys sorted for a deterministic layout independent of Map insertion quirks
-  const keys = [...postings.keys()].sort();
+  // keys in first-seen order: deterministic for a given input order
+  const keys = keyList;
   const nKeys = keys.length;
   let tableSize = 8;
   while (tableSize < nKeys * 2) tableSize *= 2;
@@ -187,10 +208,12 @@ export function buildIndex(entities: Iterable<Entity>, version: string): IndexDa
   const keyHash = new Uint32Array(typedSab(nKeys, 4));
   const keyText = new ByteTable();
   const postOff = new Uint32Array(typedSab(nKeys + 1, 4));
-  let totalPost = 0;
-  for (const k of keys) totalPost += postings.get(k)!.length;
-  const post = new Uint32Array(typedSab(totalPost, 4));
-  let o = 0;
+  // counting sort of the pairs by key; within a key, name ids stay ascending
+  for (let p = 0; p < nPairs; p++) postOff[pairKey[p]! + 1]!++;
+  for (let i = 0; i < nKeys; i++) postOff[i + 1] = postOff[i + 1]! + postOff[i]!;
+  const post = new Uint32Array(typedSab(nPairs, 4));
+  const fill = postOff.slice(0, nKeys);
+  for (let p = 0; p < nPairs; p++) post[fill[pairKey[p]!]!++] = pairName[p]!;
   for (let i = 0; i < nKeys; i++) {
     const k = keys[i]!;
     const h = fnv1a(k);
@@ -199,10 +222,7 @@ export function buildIndex(entities: Iterable<Entity>, version: string): IndexDa
     let slot = h & (tableSize - 1);
     while (table[slot] !== 0) slot = (slot + 1) & (tableSize - 1);
     table[slot] = i + 1;
-    postOff[i] = o;
-    for (const n of postings.get(k)!) post[o++] = n;
   }
-  postOff[nKeys] = o;
 
   const nEnt = entSchema.length;
   const nNames = nameEntity.length;
@@ -236,6 +256,7 @@ export function buildIndex(entities: Iterable<Entity>, version: string): IndexDa
     postOff: postOff.buffer as SharedArrayBuffer,
     postings: post.buffer as SharedArrayBuffer,
   };
+  buildFoldCache(false);
   const buildMs = performance.now() - t0;
   return {
     version,

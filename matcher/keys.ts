@@ -25,7 +25,14 @@ export function keyWeight(key: string): number {
   }
 }
 
-export function nameKeys(n: NormalizedName, out: Set<string>): void {
+/** Longest token of an adjacent pair for which the index side still posts the joined pair keys. */
+export const INDEX_PAIR_MAX_SHORT = 4;
+
+/** Emits the retrieval keys of a name into `out` (a Set, or any sink that tolerates duplicates). Joined
+ * pair keys find names written split on one side and joined on the other (Abd Allah / Abdullah). Queries post
+ * every pair; the index posts pairs only when one part is short (a particle or syllable: abd, al, tse), which
+ * is how list names come split, and keeps a 1M-name key table a third smaller. */
+export function nameKeys(n: NormalizedName, out: { add(key: string): unknown }, indexSide = false): void {
   const toks = n.tokens;
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
@@ -35,7 +42,7 @@ export function nameKeys(n: NormalizedName, out: Set<string>): void {
     if (t.length >= 5) out.add(KEY_PREFIX + t.slice(0, 4));
     if (t.length >= 6) out.add(KEY_SUFFIX + t.slice(-4));
     const next = toks[i + 1];
-    if (next !== undefined) {
+    if (next !== undefined && (!indexSide || Math.min(t.length, next.length) <= INDEX_PAIR_MAX_SHORT)) {
       const j = t + next;
       out.add(KEY_TOKEN + j);
       const sj = skeleton(j);

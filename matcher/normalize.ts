@@ -1,7 +1,14 @@
 // Name normalisation shared by index build and screening: both sides go through exactly the same steps so
 // that aggressive folding (w→v, ou→u, …) only ever creates equalities, never asymmetries.
 import anyAscii from 'any-ascii';
-import { HONORIFICS, NAME_VARIANT_GROUPS } from './name-variants.js';
+import {
+  HONORIFICS,
+  JAPANESE_FAMILY_NAMES,
+  JAPANESE_GIVEN_NAMES,
+  KOREAN_FAMILY_HANJA,
+  KOREAN_GIVEN_HANJA,
+  NAME_VARIANT_GROUPS,
+} from './name-variants.js';
 
 export type NameKind = 'person' | 'org' | 'vessel' | 'any';
 
@@ -12,24 +19,39 @@ export interface NormalizedName {
   legalForms: string[];
   /** written in a script that omits short vowels (Arabic, Hebrew, Thai …): compare consonant skeletons */
   abjad: boolean;
+  /** the Han/Hangul characters of the name as written (empty if none): in these scripts one character is
+   * one syllable, so two names in the same script are also compared character by character */
+  cjk?: string;
 }
 
-const ABJAD_RE = /[\u0590-\u08FF\u0E00-\u0E7F\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+// scripts that leave short or inherent vowels unwritten: Hebrew, Arabic/Persian/Urdu, Syriac, Thaana, Thai, Lao,
+// Myanmar, Khmer
+const ABJAD_RE = /[\u0590-\u08FF\u0E00-\u0EFF\u1000-\u109F\u1780-\u17FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+const SEMITIC_RUN_RE = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]+/g;
 const HAN_RE = /\p{Script=Han}+/gu;
 const HANGUL_RE = /\p{Script=Hangul}+/gu;
 const GREEK_RE = /\p{Script=Greek}+/gu;
 const NON_ASCII_RE = /[^ -~\t\n\r]/;
+const CJK_RE = /[\p{Script=Han}\p{Script=Hangul}]/gu;
 
 // tokens repeat heavily across a list (and across queries): memoise the regex chain below
 const foldCache = new Map<string, string>();
-const FOLD_CACHE_MAX = 200_000;
+const FOLD_CACHE_QUERY_MAX = 200_000;
+let foldCacheMax = FOLD_CACHE_QUERY_MAX;
+
+/** An index build folds millions of distinct tokens: it raises the memo's bound while it runs, then drops the
+ * memo (list tokens that queries rarely need again) and restores the query-time bound. */
+export function buildFoldCache(building: boolean): void {
+  foldCache.clear();
+  foldCacheMax = building ? 1_000_000 : FOLD_CACHE_QUERY_MAX;
+}
 
 /** Light phonetic fold of one lower-case ASCII token. Order matters: multi-letter rules first. */
 export function foldToken(raw: string): string {
   const hit = foldCache.get(raw);
   if (hit !== undefined) return hit;
   const t = foldUncached(raw);
-  if (foldCache.size >= FOLD_CACHE_MAX) foldCache.clear();
+  if (foldCache.size >= foldCacheMax) foldCache.clear();
   foldCache.set(raw, t);
   return t;
 }
@@ -59,27 +81,38 @@ function foldUncached(raw: string): string {
     .replace(/q/g, 'k')
     .replace(/c(?=[eiy])/g, 's')
     .replace(/c(?!h)/g, 'k')
+    // a word-initial x is never "ks" (pinyin Xi, Portuguese Xavier, English Xerxes): read it as s
+    .replace(/^x(?=[aeiouy])/, 's')
     .replace(/x/g, 'ks');
   if (t.length > 1) t = t[0] + t.slice(1).replace(/y/g, 'i');
   t = t.replace(/([a-z])\1+/g, '$1');
   if (t.length > 3) t = t.replace(/([aeiou])h$/, '$1');
+  // Slavic й written j at the end (Sergej, Nikolaj, Aleksej) reads as i
+  if (t.length > 3) t = t.replace(/([aeo])j$/, '$1i');
+  // silent final e after a consonant (Clarke/Clark, Browne/Brown, Stripe/Strip)
+  if (t.length > 4) t = t.replace(/([b-df-hj-np-tv-z])e$/, '$1');
   return t;
 }
 
 /** Consonant skeleton with coarse classes (p/b/f/v, k/q/c/g, s/z): used for abjad-script comparison and
- * as a phonetic retrieval key. Input is a folded token. */
+ * as a phonetic retrieval key. Input is a folded token. Adjacent consonants of one class merge; consonants
+ * separated by a vowel do not. */
 export function skeleton(folded: string): string {
   let out = '';
   let prev = '';
   for (let i = 0; i < folded.length; i++) {
     let c = folded[i]!;
-    if (c === 'a' || c === 'e' || c === 'i' || c === 'o' || c === 'u' || c === 'y' || c === 'w') continue;
+    if (c === 'a' || c === 'e' || c === 'i' || c === 'o' || c === 'u' || c === 'y' || c === 'w') {
+      continue;
+    }
     if (c === 'p' || c === 'f' || c === 'v') c = 'b';
     else if (c === 'q' || c === 'c' || c === 'g') c = 'k';
     else if (c === 'z') c = 's';
     if (c !== prev) out += c;
     prev = c;
   }
+  // a final h is a vowel marker (-ah, -eh, Arabic ta marbuta / ha) rather than a consonant
+  if (out.length > 2 && out.charCodeAt(out.length - 1) === 104) out = out.slice(0, -1);
   return out;
 }
 
@@ -251,6 +284,42 @@ for (const [phrase, code] of LEGAL_FORMS) {
 }
 for (const list of FORMS_BY_FIRST.values()) list.sort((a, b) => b.words.length - a.words.length);
 
+// long legal-form phrases, written together, for recognising misspelt ones (Aktiengeselschaft, joynt stock company)
+const LONG_FORMS = LEGAL_FORMS.map(([phrase]) => ({
+  words: phrase.split(' '),
+  joined: phrase.replace(/ /g, ''),
+})).filter((f) => f.joined.length >= 10);
+
+function levenshtein(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++)
+      cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** Replaces a misspelt legal-form phrase at the end of the name (≤ 1 edit in 10 letters) by its spelling. */
+const LONG_FORM_LAST = new Set(LONG_FORMS.map((f) => f.words[f.words.length - 1]![0]));
+
+export function fixTailForm(words: string[]): string[] {
+  const last = words[words.length - 1];
+  if (last === undefined || !LONG_FORM_LAST.has(last[0]!)) return words;
+  for (let w = Math.min(4, words.length - 1); w >= 1; w--) {
+    const cand = words.slice(-w).join('');
+    if (cand.length < 9) continue;
+    for (const f of LONG_FORMS) {
+      if (cand === f.joined) return words;
+      if (Math.abs(cand.length - f.joined.length) > 2 || cand[0] !== f.joined[0]) continue;
+      if (levenshtein(cand, f.joined) <= Math.floor(f.joined.length / 10))
+        return [...words.slice(0, words.length - w), ...f.words];
+    }
+  }
+  return words;
+}
+
 /** Every legal-form code, for callers that want to recognise them. */
 export const LEGAL_FORM_CODES: ReadonlySet<string> = new Set(LEGAL_FORMS.map((f) => f[1]));
 
@@ -327,21 +396,83 @@ function splitSyllables(romanised: string): string[] {
   return romanised.match(/[A-Z][a-z]*/g) ?? [romanised];
 }
 
+const CONSONANT_RE = /[b-df-hj-np-tv-z]/i;
+
+/** Romanised Arabic/Hebrew: w after a consonant becomes u, except before a (alef) and after the article l. */
+export function wawAsVowel(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === 'w' || c === 'W') {
+      const prev = s[i - 1] ?? ' ';
+      const article = (prev === 'l' || prev === 'L') && !/[a-z]/i.test(s[i - 2] ?? ' ');
+      if (CONSONANT_RE.test(prev) && !article && s[i + 1]?.toLowerCase() !== 'a') {
+        out += 'u';
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
+/** A foreign name written in Hangul, from its romanised syllables: ㄹ is r at a syllable start (l after
+ * another ㄹ), the inserted vowels eu and a word-final i after ch are dropped. */
+function foreignHangul(syl: readonly string[]): string {
+  let out = '';
+  for (let i = 0; i < syl.length; i++) {
+    let x = syl[i]!;
+    if (x.startsWith('l') && !out.endsWith('l')) x = 'r' + x.slice(1);
+    x = x.replace(/eu/g, '').replace(/eo/g, 'o');
+    if (i === syl.length - 1 && x === 'chi') x = 'ch';
+    out += x;
+  }
+  return out;
+}
+
+/** A Han run read as a Japanese name when it starts with a known family name: family + given name (from the
+ * table, else the characters' default reading). Runs of 1–2 characters stay Chinese readings. */
+function japaneseReading(run: string): string | undefined {
+  if (run.length < 3 || run.length > 5) return undefined;
+  for (const len of [3, 2, 1]) {
+    const fam = JAPANESE_FAMILY_NAMES[run.slice(0, len)];
+    if (fam === undefined) continue;
+    const rest = run.slice(len);
+    if (rest.length === 0 || rest.length > 3) continue;
+    const given = JAPANESE_GIVEN_NAMES[rest];
+    // a one-character family name is too ambiguous with Chinese names unless the given name is known
+    if (given === undefined && len === 1) continue;
+    return `${fam} ${given ?? anyAscii(rest).toLowerCase()}`;
+  }
+  return undefined;
+}
+
 /** Han and Hangul romanise to CamelCase syllables; give them name-like token boundaries. */
 function transliterate(s: string): string {
   let out = s;
   if (NON_ASCII_RE.test(out)) {
+    // several Han words (結衣 田中, 近平 习): each word is one name part, written as one token
+    const hanRuns = out.match(HAN_RE)?.length ?? 0;
     out = out.replace(HAN_RE, (run) => {
+      const jp =
+        hanRuns > 1 ? (JAPANESE_FAMILY_NAMES[run] ?? JAPANESE_GIVEN_NAMES[run]) : japaneseReading(run);
+      if (jp !== undefined) return ` ${jp} `;
       const syl = splitSyllables(anyAscii(run));
-      // 2–3 characters: family name + given name; longer runs are usually transcribed foreign names
-      if (syl.length >= 2 && syl.length <= 3) return ` ${syl[0]} ${syl.slice(1).join('')} `;
+      // one 2–3 character word: family name + given name; longer runs are usually transcribed foreign names
+      if (hanRuns === 1 && syl.length >= 2 && syl.length <= 3) return ` ${syl[0]} ${syl.slice(1).join('')} `;
       return ` ${syl.join('')} `;
     });
+    // Hangul: a Korean name is a one-syllable family name and a (mostly two-syllable) given name, romanised
+    // syllable by syllable (Kim Jong Un). A word of 3+ syllables in a name of several words, or a single word
+    // of 5+, is a transcribed foreign name (블라디미르 푸틴): one token, without the vowel eu that Korean
+    // inserts after consonant clusters (beul-la-di-mi-reu → bladimir).
+    const hangulRuns = out.match(HANGUL_RE) ?? [];
+    const foreign =
+      hangulRuns.length > 1 ? hangulRuns.some((r) => r.length >= 3) : (hangulRuns[0]?.length ?? 0) >= 5;
     out = out.replace(HANGUL_RE, (run) => {
-      const syl = splitSyllables(anyAscii(run)).map((x) =>
-        x.toLowerCase().replace(/eo/g, 'o').replace(/eu/g, 'u'),
-      );
-      return ` ${syl.join(' ')} `;
+      const syl = splitSyllables(anyAscii(run)).map((x) => x.toLowerCase());
+      if (foreign) return ` ${foreignHangul(syl)} `;
+      return ` ${syl.map((x) => x.replace(/eo/g, 'o').replace(/eu/g, 'u')).join(' ')} `;
     });
     // Modern Greek digraphs: ντ = d, μπ = b, ου = u (any-ascii transliterates letter by letter)
     out = out.replace(GREEK_RE, (run) =>
@@ -353,6 +484,9 @@ function transliterate(s: string): string {
         .replace(/μπ/g, 'b')
         .replace(/ου/g, 'u'),
     );
+    // Arabic/Hebrew waw after a consonant is mostly the long vowel u/o (فرناندو = Fernando, محمود = Mahmud);
+    // it stays w before alef (نواف Nawaf) and after the article (الوهاب al-Wahhab)
+    out = out.replace(SEMITIC_RUN_RE, (run) => wawAsVowel(anyAscii(run)));
     out = anyAscii(out);
   }
   return out;
@@ -370,9 +504,27 @@ const LEET: Record<string, string> = {
   '9': 'g',
   '8': 'b',
 };
+// Roman numerals after the first word (Fund VIII, Bowne Global Solutions II, Mohammed VI) read as numbers;
+// "xi" is left alone (Xi, Wang Xi), and single letters are initials
+const ROMAN_RE = /^(x{0,3})(ix|iv|v?i{0,3})$/;
+const ROMAN: Record<string, number> = { i: 1, v: 5, x: 10 };
+export function romanToNumber(t: string): string | undefined {
+  if (t.length < 2 || t === 'xi' || !ROMAN_RE.test(t)) return undefined;
+  let n = 0;
+  for (let i = 0; i < t.length; i++) {
+    const v = ROMAN[t[i]!]!;
+    const next = ROMAN[t[i + 1] ?? ''] ?? 0;
+    n += v < next ? -v : v;
+  }
+  return String(n);
+}
+
 function unLeet(t: string): string {
   return /^[0-9]+(st|nd|rd|th)$/.test(t) ? t : t.replace(/[0-9]/g, (d) => LEET[d] ?? d);
 }
+
+const GLUED_FORM_RE =
+  /([a-z]{3,})(AG|GmbH|LLC|Ltd|LTD|Inc|PLC|JSC|PJSC|OJSC|LLP|BV|NV|SpA|SARL|SAS)(?![A-Za-z])/g;
 
 // ---- main entry ----------------------------------------------------------------------------------------
 
@@ -384,6 +536,9 @@ interface Item {
 export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedName {
   let s = raw.normalize('NFKC');
   const abjad = ABJAD_RE.test(s);
+  const cjk = NON_ASCII_RE.test(s) ? (s.match(CJK_RE) ?? []).join('') : '';
+  // a legal form glued to the name in CamelCase (SiemensAG, AcmeGmbH)
+  s = s.replace(GLUED_FORM_RE, '$1 $2');
   s = transliterate(s).toLowerCase();
   // dotted initialisms (A.B.C., L.L.C., G.m.b.H., U.S.) become one token; spaced initials (V. V.) stay apart
   s = s.replace(/(?<![a-z0-9])((?:[a-z]\.)+[a-z])\.?(?![a-z0-9])/g, (m) => m.replace(/\./g, ''));
@@ -391,7 +546,11 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
   s = s.replace(/&/g, ' and ');
   s = s.replace(/[^a-z0-9]+/g, ' ').trim();
   let words = s.length ? s.split(' ') : [];
-  words = numberWords(words);
+  words = fixTailForm(numberWords(words));
+  for (let i = 1; i < words.length; i++) {
+    const r = romanToNumber(words[i]!);
+    if (r !== undefined) words[i] = r;
+  }
 
   // legal forms: replace phrases by markers, then peel markers and connectives off both ends
   const items: Item[] = [];
@@ -450,12 +609,39 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
   const kept = toks.filter((t) => !DROP_WORDS.has(t));
   if (kept.length > 0) toks = kept;
 
+  const folded = toks.map((t) => foldToken(LEET_RE.test(t) ? unLeet(t) : t));
   const tokens: string[] = [];
-  for (const t of toks) {
-    const c = canonicalToken(foldToken(LEET_RE.test(t) ? unLeet(t) : t));
+  for (let i = 0; i < folded.length; i++) {
+    const t = folded[i]!;
+    // a name written in two parts (Tse-tung, Abdul Rahman) that the variant table knows as one
+    const next = folded[i + 1];
+    if (next !== undefined) {
+      const joined = VARIANTS.get(t + next);
+      if (joined !== undefined && t.length >= 2 && next.length >= 2) {
+        tokens.push(joined);
+        i++;
+        continue;
+      }
+    }
+    const c = canonicalToken(t);
     if (c.length > 0) tokens.push(c);
   }
-  return { tokens, legalForms, abjad };
+  const out: NormalizedName = { tokens, legalForms, abjad };
+  if (cjk) out.cjk = cjk;
+  return out;
+}
+
+/** Other readings of a name, screened beside it: a 3-character Han name that reads as a Korean name (family
+ * + two given-name Hanja, see name-variants.ts) also gets its Korean romanisation (金正恩 → Kim Jong Un). */
+export function alternativeReadings(raw: string): string[] {
+  if (!NON_ASCII_RE.test(raw)) return [];
+  const han = raw.normalize('NFKC').replace(/[\s·・.]/g, '');
+  if (!/^\p{Script=Han}{3}$/u.test(han)) return [];
+  const fam = KOREAN_FAMILY_HANJA[han[0]!];
+  const g1 = KOREAN_GIVEN_HANJA[han[1]!];
+  const g2 = KOREAN_GIVEN_HANJA[han[2]!];
+  if (fam === undefined || g1 === undefined || g2 === undefined) return [];
+  return [`${fam} ${g1} ${g2}`];
 }
 
 /** Lower-case, space-separated rendering of the normalised tokens (for logs and the CLI). */

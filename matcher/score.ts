@@ -1,5 +1,6 @@
 // Name similarity: token alignment over folded tokens with an edit-distance token similarity, plus a
 // whole-string comparison for joined/split names. Allocation-free in the hot loops (shared scratch arrays).
+import { ORG_GENERIC_WORDS } from './name-variants.js';
 import { type NameKind, type NormalizedName, normalizeName, skeleton } from './normalize.js';
 
 export interface PreparedName {
@@ -10,6 +11,12 @@ export interface PreparedName {
   joined: string;
   joinedSkel: string;
   legalForms: string[];
+  /** Han/Hangul characters as written ('' if none) */
+  cjk: string;
+  /** every digit of the name, in order: names that differ in a number are not joined/split variants */
+  digits: string;
+  /** first letter of every token, for acronyms (PLA ↔ People's Liberation Army, JC ↔ Jean-Claude) */
+  initials: string;
 }
 
 /** Particles that carry little identity: they still align but weigh little when unmatched. */
@@ -43,6 +50,11 @@ const PARTICLES = new Set([
   'st',
 ]);
 
+/** Unmatched generic/geographic words cost this fraction of a distinctive token in org names. */
+const GENERIC = new Set(ORG_GENERIC_WORDS.flatMap((w) => normalizeName(w, 'org').tokens));
+const GENERIC_COST = 0.3;
+const PARTICLE_COST = 0.3;
+
 export function tokenWeight(t: string): number {
   if (PARTICLES.has(t)) return 0.6;
   if (t.length === 1) return 2;
@@ -57,8 +69,11 @@ export function prepareNormalized(n: NormalizedName): PreparedName {
     weights: n.tokens.map(tokenWeight),
     abjad: n.abjad,
     joined: n.tokens.join(''),
-    joinedSkel: skels.join(''),
+    joinedSkel: skeleton(n.tokens.join('')),
     legalForms: n.legalForms,
+    cjk: n.cjk ?? '',
+    initials: n.tokens.map((t) => t[0]).join(''),
+    digits: n.tokens.join('').replace(/[^0-9]/g, ''),
   };
 }
 
@@ -72,12 +87,20 @@ let rowA = new Int32Array(64);
 let rowB = new Int32Array(64);
 let rowC = new Int32Array(64);
 
-/** Optimal string alignment distance (Levenshtein + adjacent transposition). */
+const VOWEL = new Uint8Array(128);
+for (const v of 'aeiouy') VOWEL[v.charCodeAt(0)] = 1;
+
+/** Optimal string alignment distance (Levenshtein + adjacent transposition), where replacing a vowel by
+ * another vowel costs half an edit: vowels are what transliterations disagree on most (Scholz/Schulze). */
 export function osaDistance(a: string, b: string): number {
+  return osaDoubled(a, b) / 2;
+}
+
+function osaDoubled(a: string, b: string): number {
   const n = a.length;
   const m = b.length;
-  if (n === 0) return m;
-  if (m === 0) return n;
+  if (n === 0) return 2 * m;
+  if (m === 0) return 2 * n;
   if (m + 1 > rowA.length) {
     rowA = new Int32Array(m * 2 + 2);
     rowB = new Int32Array(m * 2 + 2);
@@ -86,20 +109,21 @@ export function osaDistance(a: string, b: string): number {
   let prev2 = rowA;
   let prev = rowB;
   let cur = rowC;
-  for (let j = 0; j <= m; j++) prev[j] = j;
+  for (let j = 0; j <= m; j++) prev[j] = 2 * j;
   for (let i = 1; i <= n; i++) {
-    cur[0] = i;
+    cur[0] = 2 * i;
     const ca = a.charCodeAt(i - 1);
+    const va = ca < 128 ? VOWEL[ca]! : 0;
     for (let j = 1; j <= m; j++) {
       const cb = b.charCodeAt(j - 1);
-      const cost = ca === cb ? 0 : 1;
+      const cost = ca === cb ? 0 : va === 1 && cb < 128 && VOWEL[cb] === 1 ? 1 : 2;
       let v = prev[j - 1]! + cost;
-      const del = prev[j]! + 1;
+      const del = prev[j]! + 2;
       if (del < v) v = del;
-      const ins = cur[j - 1]! + 1;
+      const ins = cur[j - 1]! + 2;
       if (ins < v) v = ins;
       if (i > 1 && j > 1 && ca === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === cb) {
-        const tr = prev2[j - 2]! + 1;
+        const tr = prev2[j - 2]! + 2;
         if (tr < v) v = tr;
       }
       cur[j] = v;
@@ -112,11 +136,51 @@ export function osaDistance(a: string, b: string): number {
   return prev[m]!;
 }
 
-export function editRatio(a: string, b: string): number {
+/** 1 − distance / longer length. With `floor`, a pair whose length difference alone puts it below the floor
+ * returns that upper bound (min/max) without running the quadratic distance. */
+export function editRatio(a: string, b: string, floor = 0): number {
   if (a === b) return 1;
   const max = Math.max(a.length, b.length);
   if (max === 0) return 1;
+  const bound = Math.min(a.length, b.length) / max;
+  if (bound < floor) return bound;
+  if (floor > 0) {
+    const lb = 1 - letterBound(a, b) / max;
+    if (lb < floor) return lb;
+  }
   return 1 - osaDistance(a, b) / max;
+}
+
+const letterCount = new Int16Array(128);
+
+/** A lower bound of osaDistance in O(n+m) from the letters the two strings do not share: every unshared
+ * consonant costs a full edit, every unshared vowel at least half of one. */
+export function letterBound(a: string, b: string): number {
+  for (let i = 0; i < a.length; i++) letterCount[a.charCodeAt(i) & 127]!++;
+  for (let i = 0; i < b.length; i++) letterCount[b.charCodeAt(i) & 127]!--;
+  let aCons = 0;
+  let bCons = 0;
+  let aAll = 0;
+  let bAll = 0;
+  for (let i = 0; i < a.length; i++) {
+    const c = a.charCodeAt(i) & 127;
+    const v = letterCount[c]!;
+    if (v > 0) {
+      aAll += v;
+      if (!VOWEL[c]) aCons += v;
+      letterCount[c] = 0;
+    }
+  }
+  for (let i = 0; i < b.length; i++) {
+    const c = b.charCodeAt(i) & 127;
+    const v = letterCount[c]!;
+    if (v < 0) {
+      bAll -= v;
+      if (!VOWEL[c]) bCons -= v;
+    }
+    letterCount[c] = 0;
+  }
+  return Math.max(aCons, bCons, 0.5 * Math.max(aAll, bAll));
 }
 
 function hasDigit(s: string): boolean {
@@ -127,14 +191,21 @@ function hasDigit(s: string): boolean {
   return false;
 }
 
+/** Token similarity of equal consonant skeletons by skeleton length (1, 2, ≥ 3 consonants). */
+const SKELETON_EQUAL = [0, 0.75, 0.85, 0.95];
+
 /** Similarity of two folded tokens in [0,1]. */
 export function tokenSimilarity(a: string, b: string, skA: string, skB: string, abjadMode: boolean): number {
   if (a === b) return 1;
   if (a.length === 1 || b.length === 1) return a[0] === b[0] ? INITIAL_SIM : 0;
   if (hasDigit(a) || hasDigit(b)) return 0;
-  let s = editRatio(a, b);
+  let s = editRatio(a, b, SCORE_PARAMS.minTokenSim);
   if (abjadMode && skA.length > 0 && skB.length > 0) {
-    const k = skA === skB ? 0.95 : editRatio(skA, skB) * 0.9;
+    // equal skeletons of one or two consonants (Arabic roots have three) coincide too easily
+    const k =
+      skA === skB
+        ? (SKELETON_EQUAL[Math.min(skA.length, 3)] ?? 0.95)
+        : editRatio(skA, skB, SCORE_PARAMS.minTokenSim) * 0.9;
     if (k > s) s = k;
   }
   return s;
@@ -154,10 +225,12 @@ export interface ScoreParams {
   extraCap: number;
   joinedMin: number;
   joinedDiscount: number;
+  /** weight multiplier of tokens substituted on both sides (a different name part) */
+  substMult: number;
 }
 
 export const SCORE_PARAMS: ScoreParams = {
-  minTokenSim: 0.5,
+  minTokenSim: 0.6,
   power: 2,
   curve: 1,
   queryExtraMulti: 0.06,
@@ -168,6 +241,7 @@ export const SCORE_PARAMS: ScoreParams = {
   extraCap: 0.5,
   joinedMin: 0.85,
   joinedDiscount: 0.97,
+  substMult: 1,
 };
 
 const INITIAL_SIM = 0.9;
@@ -175,6 +249,10 @@ const MAX_T = 16;
 const simMatrix = new Float64Array(MAX_T * MAX_T);
 const usedQ = new Uint8Array(MAX_T);
 const usedC = new Uint8Array(MAX_T);
+
+export const FORM_CONFLICT = 0.16;
+export const BIN_SWAP = 0.75;
+export const ACRONYM_DISCOUNT = 0.95;
 
 /**
  * Similarity of a query name to a candidate name in [0,1]. Asymmetric on purpose: extra tokens in the
@@ -186,10 +264,41 @@ export function nameSimilarity(
   org: boolean,
   p: ScoreParams = SCORE_PARAMS,
 ): number {
+  let s = alignSimilarity(q, c, org, p);
+  if (s < 1) {
+    // an acronym on one side for a run of tokens on the other (PLA, U.S., JC Juncker)
+    const qa = collapseAcronym(q, c);
+    if (qa) s = Math.max(s, ACRONYM_DISCOUNT * alignSimilarity(q, qa, org, p));
+    const ca = collapseAcronym(c, q);
+    if (ca) s = Math.max(s, ACRONYM_DISCOUNT * alignSimilarity(ca, c, org, p));
+  }
+  // both written in Han or Hangul: a character is a whole syllable, and two spellings that romanise alike
+  // (高石/高市, 종/정) are different names; the character-level similarity caps the score
+  if (q.cjk.length >= 2 && c.cjk.length >= 2 && q.cjk !== c.cjk) s = Math.min(s, editRatio(q.cjk, c.cjk));
+  return s;
+}
+
+/** If a token of `a` (2–5 letters, not a particle, absent from `b`) spells the initials of a run of tokens
+ * of `b`, returns `b` with that run replaced by the token. */
+export function collapseAcronym(a: PreparedName, b: PreparedName): PreparedName | undefined {
+  if (b.tokens.length < 2) return undefined;
+  for (const t of a.tokens) {
+    if (t.length < 2 || t.length > 5 || t.length > b.tokens.length || PARTICLES.has(t)) continue;
+    const at = b.initials.indexOf(t);
+    if (at < 0 || b.tokens.includes(t)) continue;
+    const tokens = [...b.tokens.slice(0, at), t, ...b.tokens.slice(at + t.length)];
+    return prepareNormalized({ tokens, legalForms: b.legalForms, abjad: b.abjad });
+  }
+  return undefined;
+}
+
+const matchOf = new Int8Array(MAX_T);
+
+function alignSimilarity(q: PreparedName, c: PreparedName, org: boolean, p: ScoreParams): number {
   const nq = Math.min(q.tokens.length, MAX_T);
   const nc = Math.min(c.tokens.length, MAX_T);
   if (nq === 0 || nc === 0) return 0;
-  const abjadMode = q.abjad !== c.abjad;
+  const abjadMode = q.abjad || c.abjad;
   for (let i = 0; i < nq; i++) {
     for (let j = 0; j < nc; j++) {
       simMatrix[i * MAX_T + j] = tokenSimilarity(
@@ -203,6 +312,7 @@ export function nameSimilarity(
   }
   usedQ.fill(0, 0, nq);
   usedC.fill(0, 0, nc);
+  matchOf.fill(-1, 0, nq);
   // greedy one-to-one alignment, best pairs first; ties go to the earliest positions (deterministic)
   let matchedW = 0;
   let matchedTotal = 0;
@@ -228,6 +338,7 @@ export function nameSimilarity(
     if (bi < 0) break;
     usedQ[bi] = 1;
     usedC[bj] = 1;
+    matchOf[bi] = bj;
     matched++;
     const qt = q.tokens[bi]!;
     const ct = c.tokens[bj]!;
@@ -251,17 +362,17 @@ export function nameSimilarity(
     for (let i = 0; i < nq; i++)
       if (!usedQ[i]) {
         qU += q.weights[i]!;
-        qN += PARTICLES.has(q.tokens[i]!) ? 0.3 : 1;
+        qN += unmatchedCost(q.tokens[i]!, org);
       }
     for (let j = 0; j < nc; j++)
       if (!usedC[j]) {
         cU += c.weights[j]!;
-        cN += PARTICLES.has(c.tokens[j]!) ? 0.3 : 1;
+        cN += unmatchedCost(c.tokens[j]!, org);
       }
     const core = matchedW / matchedTotal;
     if ((qU > 0 || softQ > 0) && (cU > 0 || softC > 0) && qU + cU > 0) {
       // substituted tokens on both sides: a different person/company, full cost
-      align = matchedW / (matchedTotal + qU + softQ + cU + softC);
+      align = matchedW / (matchedTotal + p.substMult * (qU + cU) + softQ + softC);
     } else {
       const multi = matched >= 2;
       let pen = 0;
@@ -270,14 +381,75 @@ export function nameSimilarity(
       else if (cN > 0) pen = cN * (multi ? p.candExtraMulti : p.candExtraSingle);
       align = core * (1 - Math.min(p.extraCap, pen));
     }
+    if (binSwapped(q, c)) align *= BIN_SWAP;
   }
+  // two different legal forms (AG vs GmbH) usually mean two different companies of one group
+  if (formsConflict(q.legalForms, c.legalForms)) align = Math.max(0, align - FORM_CONFLICT);
   // joined/split tokens (AlisherUsmanov, Patr ushev, abdul rahman) and abjad skeletons across tokens
-  if (nq !== nc || nq === 1) {
-    const r = abjadMode ? editRatio(q.joinedSkel, c.joinedSkel) * 0.95 : editRatio(q.joined, c.joined);
+  // (numbers must agree: Bowne Global Solutions II is not Bowne Global Solutions)
+  if ((nq !== nc || nq === 1 || abjadMode) && q.digits === c.digits) {
+    const r = abjadMode
+      ? editRatio(q.joinedSkel, c.joinedSkel, p.joinedMin) * 0.95
+      : editRatio(q.joined, c.joined, p.joinedMin);
     if (r >= p.joinedMin) {
       const alt = (r >= 1 ? 1 : Math.max(0, 1 - p.curve * (1 - r))) * p.joinedDiscount;
       if (alt > align) align = alt;
     }
   }
   return align;
+}
+
+function unmatchedCost(t: string, org: boolean): number {
+  if (PARTICLES.has(t)) return PARTICLE_COST;
+  return org && GENERIC.has(t) ? GENERIC_COST : 1;
+}
+
+/** Arabic nasab: in "X bin Y" X is the person and Y the father. Uses the alignment of the last
+ * alignSimilarity() call: true when the person of one name is aligned with the father of the other. */
+function binSwapped(q: PreparedName, c: PreparedName): boolean {
+  const qb = q.tokens.indexOf('bin');
+  const cb = c.tokens.indexOf('bin');
+  if (qb <= 0 || cb <= 0 || qb + 1 >= q.tokens.length || cb + 1 >= c.tokens.length) return false;
+  if (qb >= MAX_T || cb >= MAX_T) return false;
+  return matchOf[qb - 1] === cb + 1 || matchOf[qb + 1] === cb - 1;
+}
+
+/** Legal-form families: private limited companies, stock corporations, partnerships. "co" fits any. */
+const FORM_FAMILY: Record<string, number> = {
+  llc: 1,
+  ltd: 1,
+  gmbh: 1,
+  bv: 1,
+  kft: 1,
+  bhd: 1,
+  fze: 1,
+  pt: 1,
+  jsc: 2,
+  ag: 2,
+  sa: 2,
+  plc: 2,
+  inc: 2,
+  corp: 2,
+  as: 2,
+  ab: 2,
+  oy: 2,
+  kk: 2,
+  na: 2,
+  llp: 3,
+  kg: 3,
+};
+
+/** True when both names carry legal forms and none of one side's families appears on the other. */
+export function formsConflict(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length === 0 || b.length === 0) return false;
+  return (familyMask(a) & familyMask(b)) === 0;
+}
+
+function familyMask(forms: readonly string[]): number {
+  let m = 0;
+  for (const f of forms) {
+    const fam = FORM_FAMILY[f];
+    m |= fam === undefined ? 7 : 1 << (fam - 1);
+  }
+  return m;
 }

@@ -15,7 +15,7 @@ import {
 } from './features.js';
 import { type EntityMeta, FLAG_ABJAD, NAME_KINDS } from './index-build.js';
 import { fnv1a, KEY_IDENT, keyWeight, nameKeys } from './keys.js';
-import { normalizeName } from './normalize.js';
+import { alternativeReadings, type NormalizedName, normalizeName } from './normalize.js';
 import { effectiveThreshold } from './policy.js';
 import { nameSimilarity, type PreparedName, prepareNormalized, tokenWeight } from './score.js';
 import type { IndexData, Match, ScreenOptions, ScreenResult, ScreenSubject } from './types.js';
@@ -26,7 +26,9 @@ export interface Screener {
 }
 
 /** Postings visited per query before the most common keys are skipped. */
-const POSTINGS_BUDGET = 12_000;
+const POSTINGS_BUDGET = 8_000;
+/** Prepared candidate names kept per thread. */
+const PREPARED_CACHE_MAX = 100_000;
 /** Candidate names fully scored per query. */
 const MAX_CANDIDATES = 32;
 /** Candidates whose retrieval weight is below this fraction of the best are not scored. */
@@ -126,13 +128,17 @@ class IndexView {
   normName(id: number): PreparedName {
     const s = this.text(this.nameNormBytes, this.nameNormOff[id]!, this.nameNormOff[id + 1]!);
     const bar = s.indexOf('|');
+    const bar2 = s.indexOf('|', bar + 1);
     const toks = s.slice(0, bar);
-    const forms = s.slice(bar + 1);
-    return prepareNormalized({
+    const forms = s.slice(bar + 1, bar2 < 0 ? s.length : bar2);
+    const cjk = bar2 < 0 ? '' : s.slice(bar2 + 1);
+    const n: NormalizedName = {
       tokens: toks.length ? toks.split(' ') : [],
       legalForms: forms.length ? forms.split(' ') : [],
       abjad: (this.nameFlags[id]! & FLAG_ABJAD) !== 0,
-    });
+    };
+    if (cjk) n.cjk = cjk;
+    return prepareNormalized(n);
   }
 
   origName(id: number): string {
@@ -148,6 +154,8 @@ class IndexView {
 
 interface QueryName {
   raw: string;
+  /** the subject's name as given (raw may be an alternative reading of it) */
+  shown: string;
   prepared: Map<string, PreparedName>;
 }
 
@@ -160,11 +168,37 @@ interface EntityBest {
 
 export function openIndex(data: IndexData): Screener {
   const view = new IndexView(data);
-  const acc = new Float32Array(Math.max(1, view.nNames));
-  const stamp = new Uint32Array(Math.max(1, view.nNames));
+  // per-name query state, interleaved so a posting touches one cache line: [2i] epoch stamp, [2i+1] weight
+  const slots = new ArrayBuffer(8 * Math.max(1, view.nNames));
+  const stamp = new Uint32Array(slots);
+  const accF = new Float32Array(slots);
+  // per-name filter facts packed in one word (one random read per posting instead of five): bits 0–2 name
+  // kind, 3–5 schema, 6–12 dataset mask, 13–31 source
+  const nameInfo = new Uint32Array(Math.max(1, view.nNames));
+  for (let i = 0; i < view.nNames; i++) {
+    const e = view.nameEntity[i]!;
+    nameInfo[i] =
+      (view.nameKind[i]! & 7) |
+      ((view.entSchema[e]! & 7) << 3) |
+      ((view.entDatasets[e]! & 127) << 6) |
+      (view.entSource[e]! << 13);
+  }
   let touched = new Uint32Array(1024);
+  const heap = new Uint32Array(MAX_CANDIDATES);
   let epoch = 0;
   const version = data.version;
+  // prepared candidate names, per thread: list names recur across queries (common tokens, popular names), and
+  // decoding + preparing them is a fifth of a query's cost; bounded, cleared when full
+  const preparedCache = new Map<number, PreparedName>();
+  const candidate = (id: number): PreparedName => {
+    let p = preparedCache.get(id);
+    if (p === undefined) {
+      p = view.normName(id);
+      if (preparedCache.size >= PREPARED_CACHE_MAX) preparedCache.clear();
+      preparedCache.set(id, p);
+    }
+    return p;
+  };
 
   function screen(subject: ScreenSubject, options: ScreenOptions): ScreenResult {
     const policy = options.policy;
@@ -183,15 +217,8 @@ export function openIndex(data: IndexData): Screener {
     }
     const schemaPen: (number | undefined)[] = ENTITY_SCHEMAS.map((s) => typePenalty(subject.type, s));
     const allowWeak = policy.include_weak_aliases;
-    const passes = (nameId: number): boolean => {
-      if (!allowWeak && view.nameKind[nameId] === WEAK_KIND) return false;
-      const e = view.nameEntity[nameId]!;
-      return (
-        (view.entDatasets[e]! & dsMask) !== 0 &&
-        srcAllowed[view.entSource[e]!] === 1 &&
-        schemaPen[view.entSchema[e]!] !== undefined
-      );
-    };
+    const schemaOk = new Uint8Array(schemaPen.length);
+    for (let i = 0; i < schemaPen.length; i++) schemaOk[i] = schemaPen[i] === undefined ? 0 : 1;
 
     // --- query names and keys
     const sk: KindInfo = subjectKind(subject.type);
@@ -200,7 +227,12 @@ export function openIndex(data: IndexData): Screener {
     for (const raw of [subject.name, ...(subject.aliases ?? [])]) {
       if (typeof raw !== 'string' || raw.trim().length === 0 || seenQ.has(raw)) continue;
       seenQ.add(raw);
-      queries.push({ raw, prepared: new Map() });
+      queries.push({ raw, shown: raw, prepared: new Map() });
+      for (const alt of alternativeReadings(raw))
+        if (!seenQ.has(alt)) {
+          seenQ.add(alt);
+          queries.push({ raw: alt, shown: raw, prepared: new Map() });
+        }
     }
     const prepared = (q: QueryName, kind: KindInfo['kind']): PreparedName => {
       let p = q.prepared.get(kind);
@@ -230,7 +262,7 @@ export function openIndex(data: IndexData): Screener {
     // --- retrieval
     epoch = (epoch + 1) >>> 0;
     if (epoch === 0) {
-      stamp.fill(0);
+      for (let i = 0; i < stamp.length; i += 2) stamp[i] = 0;
       epoch = 1;
     }
     let nTouched = 0;
@@ -245,49 +277,95 @@ export function openIndex(data: IndexData): Screener {
     const identEntities = new Set<number>();
     let visited = 0;
     const N = view.nNames;
+    // hot loop: typed arrays in locals, the filter inlined (a closure call per posting costs more than the rest)
+    const postings = view.postings;
+    const postOff = view.postOff;
+    const nameEntity = view.nameEntity;
+    const weakKind = allowWeak ? -1 : WEAK_KIND;
+    const ep = epoch;
     for (let fi = 0; fi < found.length; fi++) {
       const f = found[fi]!;
       if (fi >= 2 && visited + f.df > POSTINGS_BUDGET && !f.ident) continue;
-      const idf = Math.log(1 + N / f.df);
-      const add = f.w * idf;
-      const s = view.postOff[f.id]!;
-      const e = Math.min(view.postOff[f.id + 1]!, s + POSTINGS_BUDGET);
+      const add = f.w * Math.log(1 + N / f.df);
+      const s = postOff[f.id]!;
+      const e = Math.min(postOff[f.id + 1]!, s + POSTINGS_BUDGET);
       visited += e - s;
       for (let p = s; p < e; p++) {
-        const nameId = view.postings[p]!;
-        if (!passes(nameId)) continue;
-        if (f.ident) identEntities.add(view.nameEntity[nameId]!);
-        if (stamp[nameId] !== epoch) {
-          stamp[nameId] = epoch;
-          acc[nameId] = 0;
+        const nameId = postings[p]!;
+        const slot = nameId << 1;
+        if (stamp[slot] !== ep) {
+          // first sighting in this query: apply the dataset/source/schema/weak filter once and remember it
+          stamp[slot] = ep;
+          const info = nameInfo[nameId]!;
+          if (
+            (info & 7) === weakKind ||
+            ((info >>> 6) & dsMask) === 0 ||
+            srcAllowed[info >>> 13] !== 1 ||
+            schemaOk[(info >>> 3) & 7] !== 1
+          ) {
+            accF[slot + 1] = -1;
+            continue;
+          }
+          accF[slot + 1] = add;
           if (nTouched === touched.length) {
             const t = new Uint32Array(touched.length * 2);
             t.set(touched);
             touched = t;
           }
           touched[nTouched++] = nameId;
+        } else {
+          const a = accF[slot + 1]!;
+          if (a < 0) continue;
+          accF[slot + 1] = a + add;
         }
-        acc[nameId] = acc[nameId]! + add;
+        if (f.ident) identEntities.add(nameEntity[nameId]!);
       }
     }
     let maxAcc = 0;
     for (let i = 0; i < nTouched; i++) {
-      const a = acc[touched[i]!]!;
+      const a = accF[(touched[i]! << 1) + 1]!;
       if (a > maxAcc) maxAcc = a;
     }
     const cut = maxAcc * RELATIVE_CUTOFF;
-    let cands: number[] = [];
+    // the MAX_CANDIDATES best by accumulated weight (ties: lower name id), with a bounded min-heap: a common
+    // name can touch tens of thousands of names on a 1M index, and sorting them all costs milliseconds
+    let hn = 0;
+    const acc = (id: number): number => accF[(id << 1) + 1]!;
+    const better = (a: number, b: number): boolean => acc(a) > acc(b) || (acc(a) === acc(b) && a < b);
     for (let i = 0; i < nTouched; i++) {
       const id = touched[i]!;
-      if (acc[id]! >= cut || identEntities.has(view.nameEntity[id]!)) cands.push(id);
+      if (acc(id) < cut) continue;
+      if (hn < MAX_CANDIDATES) {
+        let j = hn++;
+        while (j > 0) {
+          const parent = (j - 1) >> 1;
+          if (!better(heap[parent]!, id)) break;
+          heap[j] = heap[parent]!;
+          j = parent;
+        }
+        heap[j] = id;
+      } else if (better(id, heap[0]!)) {
+        let j = 0;
+        for (;;) {
+          const l = 2 * j + 1;
+          if (l >= hn) break;
+          const r = l + 1;
+          const w = r < hn && better(heap[l]!, heap[r]!) ? r : l;
+          if (!better(id, heap[w]!)) break;
+          heap[j] = heap[w]!;
+          j = w;
+        }
+        heap[j] = id;
+      }
     }
-    if (cands.length > MAX_CANDIDATES) {
-      cands.sort((a, b) => acc[b]! - acc[a]! || a - b);
-      const keep = cands.slice(0, MAX_CANDIDATES);
+    const cands: number[] = Array.from(heap.subarray(0, hn));
+    if (identEntities.size > 0) {
       // identifier hits are always scored, whatever their names
-      for (const id of cands.slice(MAX_CANDIDATES))
-        if (identEntities.has(view.nameEntity[id]!)) keep.push(id);
-      cands = keep;
+      const kept = new Set(cands);
+      for (let i = 0; i < nTouched; i++) {
+        const id = touched[i]!;
+        if (acc(id) >= 0 && !kept.has(id) && identEntities.has(view.nameEntity[id]!)) cands.push(id);
+      }
     }
     cands.sort((a, b) => a - b);
 
@@ -302,14 +380,14 @@ export function openIndex(data: IndexData): Screener {
       const e = view.nameEntity[id]!;
       const schema = ENTITY_SCHEMAS[view.entSchema[e]!]!;
       const org = sk.org || (subject.type === undefined && ORG_SCHEMAS.has(schema));
-      const cand = view.normName(id);
+      const cand = candidate(id);
       let s = 0;
-      let qBest = queries[0]?.raw ?? subject.name;
+      let qBest = queries[0]?.shown ?? subject.name;
       for (const q of queries) {
         const v = nameSimilarity(prepared(q, sk.kind), cand, org);
         if (v > s) {
           s = v;
-          qBest = q.raw;
+          qBest = q.shown;
         }
       }
       if (view.nameKind[id] === WEAK_KIND) s = Math.max(0, s - 0.03);

@@ -80,6 +80,8 @@ export interface ScreenResult {
   dataset_version: string;
   /** number of candidates scored (for metrics and explanation) */
   candidates: number;
+  /** time spent screening in the matcher thread (set by the worker; excludes queueing) */
+  screen_ms?: number;
 }
 
 /** Plain data that can be posted to worker threads: every large part lives in SharedArrayBuffers. */

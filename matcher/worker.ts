@@ -6,5 +6,14 @@ import type { IndexData, ScreenOptions, ScreenResult, ScreenSubject } from './ty
 const screener = openIndex((workerData as { index: IndexData }).index);
 
 export default function screenTask(task: { subject: ScreenSubject; options: ScreenOptions }): ScreenResult {
-  return screener.screen(task.subject, task.options);
+  const started = performance.now();
+  const result = screener.screen(task.subject, task.options);
+  result.screen_ms = performance.now() - started;
+  return result;
+}
+
+/** Batch variant (Piscina `run(task, { name: 'screenBatch' })`): one message round trip for many subjects
+ * screened with the same options, for bulk and monitoring jobs. */
+export function screenBatch(task: { subjects: ScreenSubject[]; options: ScreenOptions }): ScreenResult[] {
+  return task.subjects.map((s) => screener.screen(s, task.options));
 }

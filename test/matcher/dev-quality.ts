@@ -99,28 +99,37 @@ console.log(`putin ${ph}/${putin.length}`);
 if (process.argv.includes('--grid')) {
   const { SCORE_PARAMS } = await import('../../matcher/score.js');
   const res: string[] = [];
-  for (const curve of [0.9, 1, 1.1]) {
-    for (const orgExtra of [0.16, 0.2]) {
-      for (const qe of [0.02, 0.04, 0.06]) {
-        for (const ms of [0, 0.03, 0.05]) {
-          Object.assign(SCORE_PARAMS, { curve, orgExtra, candExtraMulti: qe, candExtraSingle: 0.07 + ms });
-          const sc = rows
-            .filter((r) => r.length >= 5)
-            .map((r) => ({ y: r[4] === 'true', s: compare(r[1]!, r[2]!, r[3]!).score }));
-          for (let t = 0.7; t <= 0.9; t += 0.01) {
-            let tp = 0;
-            let fp = 0;
-            let fn = 0;
-            for (const c of sc) {
-              if (c.s >= t && c.y) tp++;
-              else if (c.s >= t) fp++;
-              else if (c.y) fn++;
+  for (const curve of [1, 1.3]) {
+    for (const minTokenSim of [0.55, 0.6, 0.67]) {
+      for (const substMult of [1, 1.5, 2, 3]) {
+        for (const qe of [0.04, 0.06]) {
+          for (const ms of [0, 0.03]) {
+            const orgExtra = 0.16;
+            Object.assign(SCORE_PARAMS, {
+              curve,
+              minTokenSim,
+              substMult,
+              candExtraMulti: qe,
+              candExtraSingle: 0.07 + ms,
+            });
+            const sc = rows
+              .filter((r) => r.length >= 5)
+              .map((r) => ({ y: r[4] === 'true', s: compare(r[1]!, r[2]!, r[3]!).score }));
+            for (let t = 0.7; t <= 0.9; t += 0.01) {
+              let tp = 0;
+              let fp = 0;
+              let fn = 0;
+              for (const c of sc) {
+                if (c.s >= t && c.y) tp++;
+                else if (c.s >= t) fp++;
+                else if (c.y) fn++;
+              }
+              const p = tp / (tp + fp);
+              const r = tp / (tp + fn);
+              res.push(
+                `${((2 * p * r) / (p + r)).toFixed(3)} P=${p.toFixed(3)} R=${r.toFixed(3)} t=${t.toFixed(2)} curve=${curve} minTok=${minTokenSim} subst=${substMult} org=${orgExtra} qe=${qe} ms=${ms}`,
+              );
             }
-            const p = tp / (tp + fp);
-            const r = tp / (tp + fn);
-            res.push(
-              `${((2 * p * r) / (p + r)).toFixed(3)} P=${p.toFixed(3)} R=${r.toFixed(3)} t=${t.toFixed(2)} curve=${curve} org=${orgExtra} qe=${qe} ms=${ms}`,
-            );
           }
         }
       }
