@@ -5,6 +5,7 @@ export interface Metrics {
   httpDuration: Histogram<'route' | 'method' | 'status'>;
   screenDuration: Histogram<'version'>;
   screensTotal: Counter<'version'>;
+  matcherBusySeconds: Counter;
   poolQueueDepth: Gauge;
   activeVersion: Gauge<'version'>;
   buildDuration: Histogram<'status'>;
@@ -36,6 +37,11 @@ export function createMetrics(poolQueueDepth: () => number): Metrics {
       name: 'matcher_screens_total',
       help: 'Screens answered, by dataset version',
       labelNames: ['version'],
+      registers: [registry],
+    }),
+    matcherBusySeconds: new Counter({
+      name: 'matcher_busy_seconds_total',
+      help: 'Time matcher threads spent screening (excludes queueing); rate ÷ threads = utilisation',
       registers: [registry],
     }),
     poolQueueDepth: new Gauge({

@@ -238,7 +238,13 @@ export async function loadVersionIndex(deps: DatasetDeps, versionId: string): Pr
   const v = await getVersion(deps.sql, versionId);
   if (v?.artifact_key) {
     const buf = await deps.store.get(v.artifact_key);
-    if (buf) return deserializeIndex(buf);
+    if (buf) {
+      try {
+        return deserializeIndex(buf);
+      } catch {
+        // an artifact of an older index format (or damaged): rebuild from the stored entities below
+      }
+    }
   }
   const entities: Entity[] = [];
   await deps.sql<{ data: Entity }[]>`

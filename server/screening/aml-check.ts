@@ -33,6 +33,7 @@ export async function runAmlScreen(
   const latency_ms = Math.round((performance.now() - started) * 1000) / 1000;
   metrics.screenDuration.observe({ version: res.dataset_version }, latency_ms / 1000);
   metrics.screensTotal.inc({ version: res.dataset_version });
+  if (res.screen_ms !== undefined) metrics.matcherBusySeconds.inc(res.screen_ms / 1000);
   const hits = res.matches.filter((m) => m.score >= m.evidence.threshold);
   const codes = new Set<string>();
   for (const m of hits) for (const d of m.datasets) if (datasets.includes(d)) codes.add(`aml_${d}_match`);

@@ -157,7 +157,8 @@ describe('sync aml_screen flow', () => {
     expect(applicant).toMatchObject({ external_id: 'cust-1', legal_name_last: 'Demovsky' });
     expect(applicant?.email_hash).toMatch(/^[0-9a-f]{64}$/);
     // the audit row is written in the same statement as the flow, exactly once
-    const audit = await t.app.sql`select action, actor_type from audit_log where resource_id = ${created.body.id}`;
+    const audit = await t.app
+      .sql`select action, actor_type from audit_log where resource_id = ${created.body.id}`;
     expect(audit).toEqual([{ action: 'createFlow', actor_type: 'secret_key' }]);
     expect(JSON.stringify(applicant)).not.toContain('Example.test');
   });
