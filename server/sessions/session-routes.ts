@@ -4,6 +4,7 @@ import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import { SessionCreateIn, SessionOut } from '../../schemas/operators.js';
 import { actorOf, piiHash, writeAudit } from '../audit/audit.js';
 import {
+  checkCsrf,
   clearedSessionCookie,
   newSessionToken,
   type SessionSettings,
@@ -101,8 +102,9 @@ export function sessionRoutes(deps: SessionDeps) {
       handler: async ({ body, req }) => {
         const email = body.email.trim().toLowerCase();
         await throttle.check(body.tenant_id, email, req.ip);
-        const [op] = await sql<(OperatorRow & { tenant_status: string })[]>`
-          select o.*, t.status as tenant_status from operators o join tenants t on t.id = o.tenant_id
+        const [op] = await sql<(OperatorRow & { tenant_status: string; tenant_origins: string[] })[]>`
+          select o.*, t.status as tenant_status, t.allowed_origins as tenant_origins
+          from operators o join tenants t on t.id = o.tenant_id
           where o.tenant_id = ${body.tenant_id} and lower(o.email) = ${email}`;
         // unknown accounts cost one scrypt too, so that timing does not reveal which e-mails exist
         const ok = await verifyPassword(body.password, op?.password_hash ?? (await dummyHash()));
@@ -110,6 +112,9 @@ export function sessionRoutes(deps: SessionDeps) {
           await throttle.fail(body.tenant_id, email, req.ip);
           throw new ApiError('unauthorized', { message: 'Wrong e-mail or password' });
         }
+        // login CSRF: a browser sign-in must come from the dashboard's own origin (or a configured/allowed one),
+        // so that another site cannot sign a victim's browser into an attacker's account
+        if (req.headers.origin) checkCsrf(req, op.tenant_origins, deps.settings.dashboardOrigins);
         if (op.tenant_status === 'suspended') throw new ApiError('tenant_suspended');
         if (op.tenant_status === 'pending_verification') throw new ApiError('tenant_pending_verification');
         await throttle.succeed(body.tenant_id, email, req.ip);
