@@ -5,7 +5,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import { indexStats } from '../matcher/index.js';
 import { alertRoutes } from './alerts/alert-routes.js';
-import { resumeErasures, startErasureWorker } from './applicants/applicant-erasure.js';
+import { resumeErasures, resweepLateUploads, startErasureWorker } from './applicants/applicant-erasure.js';
 import { applicantRoutes } from './applicants/applicant-routes.js';
 import { centralAuditHook } from './audit/audit.js';
 import { auditRoutes } from './audit/audit-routes.js';
@@ -357,6 +357,12 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
         workers.push(await startErasureWorker(erasureDeps));
         const resumed = await resumeErasures(erasureDeps);
         if (resumed) log.info({ resumed }, 'scheduled applicant erasures re-queued');
+        const resweep = setInterval(() => {
+          resweepLateUploads(erasureDeps, config.DOCUMENT_UPLOAD_TTL_SECONDS).catch((err: unknown) =>
+            log.warn({ err }, 'late-upload resweep failed'),
+          );
+        }, 60_000);
+        workers.push({ stop: async () => clearInterval(resweep) });
         workers.push(await startWebhookDeliveryWorker(webhookDeps));
         workers.push(await startBatchWorker({ sql, bus, pool, metrics, log }));
         workers.push(await startMonitorWorkers({ sql, bus, pool, metrics, log }));

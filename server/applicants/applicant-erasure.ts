@@ -232,3 +232,24 @@ export async function resumeErasures(deps: ErasureDeps): Promise<number> {
   }
   return rows.length;
 }
+
+/** Deletes objects that landed under an erased applicant's prefix after the purge (a presigned PUT issued before the
+ * erasure stays valid for its lifetime), once every such URL has expired. Returns the erasures swept. */
+export async function resweepLateUploads(
+  deps: Pick<ErasureDeps, 'sql' | 'store'>,
+  uploadTtlSeconds: number,
+): Promise<number> {
+  const due = await deps.sql<{ id: string; tenant_id: string; applicant_id: string }[]>`
+    select id, tenant_id, applicant_id from applicant_erasures
+    where status = 'completed' and resweep_done_at is null
+      and requested_at < now() - make_interval(secs => ${uploadTtlSeconds + 5})
+    order by requested_at limit 100`;
+  for (const e of due) {
+    const late = await deletePrefix(deps.store, applicantPrefix(e.tenant_id, e.applicant_id));
+    await deps.sql`
+      update applicant_erasures set resweep_done_at = now(),
+        stats = jsonb_set(stats, '{late_objects}', to_jsonb(${late}::int))
+      where id = ${e.id}`;
+  }
+  return due.length;
+}
