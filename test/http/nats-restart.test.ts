@@ -122,8 +122,12 @@ describe.skipIf(!existsSync(NATS_BIN))('no webhook event is lost across a NATS r
       90_000,
     );
     expect([...received].sort()).toEqual([...expected].sort());
-    const [d] = await t.app.sql<{ n: string; ok: string }[]>`
-      select count(*) as n, count(*) filter (where status = 'succeeded') as ok from webhook_deliveries`;
+    // the worker records success just after the receiver answers: wait for the log to catch up
+    const d = await waitFor('every delivery recorded as succeeded', async () => {
+      const [row] = await t.app.sql<{ n: string; ok: string }[]>`
+        select count(*) as n, count(*) filter (where status = 'succeeded') as ok from webhook_deliveries`;
+      return row?.ok === '10' ? row : undefined;
+    });
     expect(d).toEqual({ n: '10', ok: '10' });
   });
 });
