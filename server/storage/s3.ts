@@ -26,6 +26,10 @@ export interface ObjectStore {
 /** One S3 client per process. Checksums only when required: S3-compatible servers (s3rver, older MinIO) reject the
  * SDK's default CRC headers. */
 export function createObjectStore(cfg: S3Config): ObjectStore {
+  // The SDK warns on every start that releases after January 2027 will need Node 22; the service targets Node 20
+  // with the versions pinned in package-lock.json, so the warning is noise in the JSON logs. Set the variable to
+  // "false" to see it again.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const client = new S3Client({
     region: cfg.region,
     ...(cfg.endpoint ? { endpoint: cfg.endpoint, forcePathStyle: true } : {}),
