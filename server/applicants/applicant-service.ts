@@ -10,7 +10,7 @@ import { authorizeApplicantPatch } from '../auth/authorize.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import { decodeCursor, page } from '../http/cursor.js';
+import { page, pageArgs } from '../http/cursor.js';
 import type { Principal, RequestInfo } from '../http/router.js';
 import type { Logger } from '../log.js';
 import {
@@ -37,8 +37,7 @@ export async function listApplicants(
   query: ApplicantListQuery,
 ): Promise<{ items: ApplicantOut[]; next_cursor: string | null }> {
   const { sql } = deps;
-  const limit = query.limit ?? 50;
-  const after = query.after ? decodeCursor(query.after) : null;
+  const { limit, after } = pageArgs(query);
   const q = query.q;
   // an e-mail address as q also finds the applicant by its keyed hash (the address itself is not stored)
   const qHash = q?.includes('@') ? emailHash(deps.piiKey, q) : null;

@@ -2,7 +2,7 @@ import { AuditListOut, AuditListQuery } from '../../schemas/audit.js';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import { requireAdminAuthority, tenantOf } from '../auth/authorize.js';
 import type { Sql } from '../db/sql.js';
-import { decodeCursor, page } from '../http/cursor.js';
+import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import type { AuditRow } from './audit.js';
 
@@ -25,8 +25,7 @@ export function auditRoutes(sql: Sql) {
       handler: async ({ query, principal }) => {
         requireAdminAuthority(principal);
         const { tenant_id } = tenantOf(principal);
-        const limit = query.limit ?? 50;
-        const after = query.after ? decodeCursor(query.after) : null;
+        const { limit, after } = pageArgs(query);
         const rows = await sql<AuditRow[]>`
           select * from audit_log where tenant_id = ${tenant_id}
             ${query.action ? sql`and action = ${query.action}` : sql``}

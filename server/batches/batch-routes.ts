@@ -12,7 +12,7 @@ import { requireTenant } from '../auth/authenticate.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import { decodeCursor, page } from '../http/cursor.js';
+import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { withIdempotency } from '../idempotency/idempotency.js';
 import { createBatch } from './batch-service.js';
@@ -90,8 +90,7 @@ export function batchRoutes(deps: { sql: Sql; bus: Bus; redis: Redis }) {
       responses: { 200: { description: 'A page', schema: CheckBatchListOut }, 401: E401, 422: E422 },
       handler: async ({ query, principal }) => {
         const tenant = requireTenant(principal);
-        const limit = query.limit ?? 50;
-        const after = query.after ? decodeCursor(query.after) : null;
+        const { limit, after } = pageArgs(query);
         const rows = await sql<BatchRow[]>`
           select * from check_batches where tenant_id = ${tenant.tenant_id}
             ${query.status ? sql`and status = ${query.status}` : sql``}

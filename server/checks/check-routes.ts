@@ -2,7 +2,7 @@ import { CheckListOut, CheckListQuery } from '../../schemas/checks.js';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import { requireTenant } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
-import { decodeCursor, page } from '../http/cursor.js';
+import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { type CheckRow, checkOut } from './check-model.js';
 
@@ -24,8 +24,7 @@ export function checkRoutes(sql: Sql) {
       },
       handler: async ({ query, principal }) => {
         const tenant = requireTenant(principal);
-        const limit = query.limit ?? 50;
-        const after = query.after ? decodeCursor(query.after) : null;
+        const { limit, after } = pageArgs(query);
         // every filter has a (tenant_id, <column>, seq desc) index or a GIN index (migration 003)
         const like = query.search
           ? `%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`

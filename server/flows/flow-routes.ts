@@ -14,7 +14,7 @@ import {
 import { actorOf } from '../audit/audit.js';
 import { requireTenant } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
-import { decodeCursor, page } from '../http/cursor.js';
+import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { loadGeo, resolveClientIp } from './client-metadata.js';
 import { type FlowRow, flowOut } from './flow-model.js';
@@ -112,8 +112,7 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
       },
       handler: async ({ query, principal }) => {
         const tenant = requireTenant(principal);
-        const limit = query.limit ?? 50;
-        const after = query.after ? decodeCursor(query.after) : null;
+        const { limit, after } = pageArgs(query);
         const rows = await sql<FlowRow[]>`
           select * from flows
           where tenant_id = ${tenant.tenant_id}

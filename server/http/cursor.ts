@@ -29,3 +29,11 @@ export function page<T extends { seq: string }>(
   const last = out[out.length - 1];
   return { rows: out, next_cursor: last ? encodeCursor(last.seq) : null };
 }
+
+/** The page size and decoded `after` cursor of a list query (limit 1–200 is validated by the schema; default 50). */
+export function pageArgs(q: { limit?: number | undefined; after?: string | undefined }): {
+  limit: number;
+  after: string | null;
+} {
+  return { limit: q.limit ?? 50, after: q.after ? decodeCursor(q.after) : null };
+}

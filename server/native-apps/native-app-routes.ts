@@ -11,7 +11,7 @@ import { actorOf, writeAudit } from '../audit/audit.js';
 import { requireAdminAuthority, tenantOf } from '../auth/authorize.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import { decodeCursor, page } from '../http/cursor.js';
+import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { validateNativeApp } from './native-app-rules.js';
 
@@ -120,8 +120,7 @@ export function nativeAppRoutes(sql: Sql) {
       responses: { 200: { description: 'A page of apps', schema: NativeAppListOut }, 401: E401, 422: E422 },
       handler: async ({ query, principal }) => {
         const { tenant_id } = tenantOf(principal);
-        const limit = query.limit ?? 50;
-        const after = query.after ? decodeCursor(query.after) : null;
+        const { limit, after } = pageArgs(query);
         const rows = await sql<NativeAppRow[]>`
           select * from native_apps where tenant_id = ${tenant_id}
             ${query.platform ? sql`and platform = ${query.platform}` : sql``}

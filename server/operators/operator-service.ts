@@ -2,7 +2,7 @@ import type { OperatorCreateIn, OperatorOut } from '../../schemas/operators.js';
 import { actorOf, writeAudit } from '../audit/audit.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import { decodeCursor, page } from '../http/cursor.js';
+import { page, pageArgs } from '../http/cursor.js';
 import type { OperatorRole, Principal, RequestInfo } from '../http/router.js';
 import { hashPassword } from './password.js';
 
@@ -70,8 +70,7 @@ export async function listOperators(
   tenantId: string,
   query: { role?: OperatorRole | undefined; limit?: number | undefined; after?: string | undefined },
 ) {
-  const limit = query.limit ?? 50;
-  const after = query.after ? decodeCursor(query.after) : null;
+  const { limit, after } = pageArgs(query);
   const rows = await sql<OperatorRow[]>`
     select * from operators where tenant_id = ${tenantId}
       ${query.role ? sql`and role = ${query.role}` : sql``}

@@ -10,7 +10,7 @@ import {
 import { requireTenant } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
 import type { TemplateRow } from '../flows/templates.js';
-import { decodeCursor, page } from '../http/cursor.js';
+import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { createTemplate, getTemplate, patchTemplate, templateOut } from './template-service.js';
 
@@ -37,8 +37,7 @@ export function templateRoutes(sql: Sql) {
       },
       handler: async ({ query, principal }) => {
         const tenant = requireTenant(principal);
-        const limit = query.limit ?? 50;
-        const after = query.after ? decodeCursor(query.after) : null;
+        const { limit, after } = pageArgs(query);
         const rows = await sql<TemplateRow[]>`
           select * from flow_templates
           where tenant_id = ${tenant.tenant_id}

@@ -14,7 +14,7 @@ import { requireTenant } from '../auth/authenticate.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
-import { decodeCursor, page } from '../http/cursor.js';
+import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { newSigningSecret, seal } from './signature.js';
 import { refuseTarget } from './url-policy.js';
@@ -95,8 +95,7 @@ export function webhookRoutes(deps: WebhookDeps) {
       },
       handler: async ({ query, principal }) => {
         const tenant = requireTenant(principal);
-        const limit = query.limit ?? 50;
-        const after = query.after ? decodeCursor(query.after) : null;
+        const { limit, after } = pageArgs(query);
         const rows = await sql<EndpointRow[]>`
           select * from webhook_endpoints where tenant_id = ${tenant.tenant_id} and deleted_at is null
             ${after ? sql`and seq < ${after}` : sql``}
@@ -228,8 +227,7 @@ export function webhookRoutes(deps: WebhookDeps) {
       handler: async ({ params, query, principal }) => {
         const tenant = requireTenant(principal);
         await mustFind(tenant.tenant_id, params.endpoint_id);
-        const limit = query.limit ?? 50;
-        const after = query.after ? decodeCursor(query.after) : null;
+        const { limit, after } = pageArgs(query);
         const rows = await sql<DeliveryRow[]>`
           select * from webhook_deliveries where endpoint_id = ${params.endpoint_id} and tenant_id = ${tenant.tenant_id}
             ${after ? sql`and seq < ${after}` : sql``}
