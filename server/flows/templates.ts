@@ -41,7 +41,34 @@ export function isChecksOnly(t: Pick<TemplateRow, 'required_checks' | 'required_
 }
 
 /** The template by slug and the tenant's policy in force, in one round trip (the sync hot path). */
+/** Template + policy per (tenant, slug), kept one second per process: every flow reads them, and a second is the
+ * documented bound for a change made in another process to take effect. Changes made in this process invalidate
+ * the entry at once (invalidateTemplateCache). */
+const TEMPLATE_CACHE_TTL_MS = 1000;
+const templateCache = new Map<
+  string,
+  { at: number; value: { template: TemplateRow; policy: CheckPolicy } }
+>();
+
+export function invalidateTemplateCache(tenantId: string): void {
+  for (const key of templateCache.keys()) if (key.startsWith(`${tenantId}:`)) templateCache.delete(key);
+}
+
 export async function templateAndPolicy(
+  sql: Sql,
+  tenantId: string,
+  slug: string,
+): Promise<{ template: TemplateRow; policy: CheckPolicy }> {
+  const key = `${tenantId}:${slug}`;
+  const hit = templateCache.get(key);
+  if (hit && Date.now() - hit.at < TEMPLATE_CACHE_TTL_MS) return hit.value;
+  const value = await loadTemplateAndPolicy(sql, tenantId, slug);
+  if (templateCache.size > 10_000) templateCache.clear();
+  templateCache.set(key, { at: Date.now(), value });
+  return value;
+}
+
+async function loadTemplateAndPolicy(
   sql: Sql,
   tenantId: string,
   slug: string,

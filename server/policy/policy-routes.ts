@@ -3,6 +3,7 @@ import { CheckPolicyIn, CheckPolicyOut } from '../../schemas/policy.js';
 import { requireTenant } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
 import { checkPolicyFor, policyOut, putCheckPolicy, validatePolicy } from '../flows/check-policy.js';
+import { invalidateTemplateCache } from '../flows/templates.js';
 import { route } from '../http/router.js';
 
 const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
@@ -40,7 +41,9 @@ export function policyRoutes(sql: Sql) {
       handler: async ({ body, principal }) => {
         const tenant = requireTenant(principal);
         const stored = validatePolicy(body);
-        return { status: 200, body: policyOut(await putCheckPolicy(sql, tenant.tenant_id, stored)) };
+        const policy = await putCheckPolicy(sql, tenant.tenant_id, stored);
+        invalidateTemplateCache(tenant.tenant_id);
+        return { status: 200, body: policyOut(policy) };
       },
     }),
   ];

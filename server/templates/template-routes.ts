@@ -10,6 +10,7 @@ import {
 import { requireTenant } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
 import type { TemplateRow } from '../flows/templates.js';
+import { invalidateTemplateCache } from '../flows/templates.js';
 import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { createTemplate, getTemplate, patchTemplate, templateOut } from './template-service.js';
@@ -112,6 +113,7 @@ export function templateRoutes(sql: Sql) {
       handler: async ({ params, body, principal }) => {
         const tenant = requireTenant(principal);
         const row = await patchTemplate(sql, tenant.tenant_id, params.flow_template_id, body);
+        invalidateTemplateCache(tenant.tenant_id);
         return { status: 200, body: templateOut(row) };
       },
     }),
