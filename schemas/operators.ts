@@ -22,6 +22,27 @@ export const OperatorCreateIn = Type.Object(
 );
 export type OperatorCreateIn = Static<typeof OperatorCreateIn>;
 
+export const OperatorPatchIn = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    role: Type.Optional(OperatorRole),
+    disabled: Type.Optional(
+      Type.Boolean({ description: 'true signs the operator out everywhere and refuses sign-in' }),
+    ),
+    password: Type.Optional(
+      Type.String({
+        minLength: 12,
+        maxLength: 256,
+        description: 'a new password; signs the operator out everywhere',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, title: 'OperatorPatchIn' },
+);
+export type OperatorPatchIn = Static<typeof OperatorPatchIn>;
+
+export const OperatorParams = Type.Object({ operator_id: Uuid }, { additionalProperties: false });
+
 export const OperatorOut = Type.Object(
   {
     id: Uuid,

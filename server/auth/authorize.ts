@@ -77,6 +77,7 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   // operators and sessions
   createOperator: 'admin',
   listOperators: 'admin',
+  updateOperator: 'admin',
   getCurrentSession: 'analyst',
   deleteSession: 'analyst',
   // native apps

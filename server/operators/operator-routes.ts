@@ -4,11 +4,13 @@ import {
   OperatorListOut,
   OperatorListQuery,
   OperatorOut,
+  OperatorParams,
+  OperatorPatchIn,
 } from '../../schemas/operators.js';
 import { requireAdminAuthority, tenantOf } from '../auth/authorize.js';
 import type { Sql } from '../db/sql.js';
 import { route } from '../http/router.js';
-import { createOperator, listOperators } from './operator-service.js';
+import { createOperator, listOperators, updateOperator } from './operator-service.js';
 
 const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
 const E403 = { description: 'Needs admin authority', schema: ErrorEnvelope };
@@ -54,6 +56,35 @@ export function operatorRoutes(sql: Sql) {
       handler: async ({ query, principal }) => {
         requireAdminAuthority(principal);
         return { status: 200, body: await listOperators(sql, tenantOf(principal).tenant_id, query) };
+      },
+    }),
+    route({
+      method: 'PATCH',
+      path: '/v1/operators/{operator_id}',
+      operationId: 'updateOperator',
+      summary: 'Rename, change role, reset password or disable an operator (admin authority); signs them out',
+      tag: 'operators',
+      auth: 'secret',
+      params: OperatorParams,
+      body: OperatorPatchIn,
+      responses: {
+        200: { description: 'The operator', schema: OperatorOut },
+        401: E401,
+        403: E403,
+        404: { description: 'Not found in this tenant', schema: ErrorEnvelope },
+        422: E422,
+      },
+      handler: async ({ params, body, principal, req }) => {
+        requireAdminAuthority(principal);
+        const out = await updateOperator(
+          sql,
+          principal,
+          tenantOf(principal).tenant_id,
+          params.operator_id,
+          body,
+          req,
+        );
+        return { status: 200, body: out, audited: true };
       },
     }),
   ];

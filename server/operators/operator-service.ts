@@ -1,4 +1,4 @@
-import type { OperatorCreateIn, OperatorOut } from '../../schemas/operators.js';
+import type { OperatorCreateIn, OperatorOut, OperatorPatchIn } from '../../schemas/operators.js';
 import { actorOf, writeAudit } from '../audit/audit.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
@@ -78,4 +78,51 @@ export async function listOperators(
     order by seq desc limit ${limit + 1}`;
   const p = page(rows, limit);
   return { items: p.rows.map(operatorOut), next_cursor: p.next_cursor };
+}
+
+/** Changes an operator (admin authority). Disabling or a new password revokes every open session of the operator in
+ * the same transaction; an admin cannot disable or demote themselves (the tenant would risk losing its last admin). */
+export async function updateOperator(
+  sql: Sql,
+  principal: Principal,
+  tenantId: string,
+  operatorId: string,
+  input: OperatorPatchIn,
+  req: RequestInfo,
+): Promise<OperatorOut> {
+  const self = principal.kind === 'operator' && principal.operator_id === operatorId;
+  if (self && (input.disabled === true || (input.role !== undefined && input.role !== 'admin'))) {
+    throw new ApiError('forbidden', { message: 'An admin cannot disable or demote themselves' });
+  }
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  return sql.begin(async (tx) => {
+    const [o] = await tx<OperatorRow[]>`
+      update operators set
+        name = coalesce(${input.name ?? null}, name),
+        role = coalesce(${input.role ?? null}, role),
+        password_hash = coalesce(${passwordHash}, password_hash),
+        disabled_at = case when ${input.disabled ?? null}::boolean is null then disabled_at
+                           when ${input.disabled ?? null}::boolean then coalesce(disabled_at, now())
+                           else null end,
+        updated_at = now()
+      where id = ${operatorId} and tenant_id = ${tenantId}
+      returning *`;
+    if (!o) throw new ApiError('not_found', { message: 'Operator not found' });
+    const revoke = input.disabled === true || passwordHash !== null || input.role !== undefined;
+    if (revoke) {
+      // a role change also signs the operator out: sessions carry the role they were opened with
+      await tx`update operator_sessions set revoked_at = now() where operator_id = ${o.id} and revoked_at is null`;
+    }
+    await writeAudit(tx, {
+      tenant_id: tenantId,
+      ...actorOf(principal),
+      action: 'operator.updated',
+      resource_type: 'operator',
+      resource_id: o.id,
+      request_id: req.request_id,
+      // field names only: never the password
+      details: { fields: Object.keys(input).sort(), sessions_revoked: revoke },
+    });
+    return operatorOut(o);
+  });
 }
