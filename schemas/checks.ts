@@ -73,6 +73,8 @@ export const CheckOut = Type.Object(
 );
 export type CheckOut = Static<typeof CheckOut>;
 
+export const CheckParams = Type.Object({ check_id: Uuid }, { additionalProperties: false });
+
 export const CheckListQuery = Type.Object(
   {
     check_type: Type.Optional(CheckType),

@@ -30,6 +30,7 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   rerunAmlScreen: 'analyst',
   decideFlow: 'supervisor',
   listChecks: 'analyst',
+  getCheck: 'analyst',
   createCheckBatch: 'analyst',
   getCheckBatch: 'analyst',
   listCheckBatches: 'analyst',

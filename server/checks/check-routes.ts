@@ -1,7 +1,8 @@
-import { CheckListOut, CheckListQuery } from '../../schemas/checks.js';
+import { CheckListOut, CheckListQuery, CheckOut, CheckParams } from '../../schemas/checks.js';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import { requireTenant } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
+import { ApiError } from '../errors.js';
 import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { type CheckRow, checkOut } from './check-model.js';
@@ -53,6 +54,28 @@ export function checkRoutes(sql: Sql) {
           limit ${limit + 1}`;
         const p = page(rows, limit);
         return { status: 200, body: { items: p.rows.map(checkOut), next_cursor: p.next_cursor } };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/checks/{check_id}',
+      operationId: 'getCheck',
+      summary: 'One check with its evidence',
+      tag: 'checks',
+      auth: 'secret',
+      params: CheckParams,
+      responses: {
+        200: { description: 'The check', schema: CheckOut },
+        401: { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope },
+        404: { description: 'Not found in this tenant', schema: ErrorEnvelope },
+        422: { description: 'Validation error', schema: ValidationFailure },
+      },
+      handler: async ({ params, principal }) => {
+        const tenant = requireTenant(principal);
+        const [row] = await sql<CheckRow[]>`
+          select * from checks where id = ${params.check_id} and tenant_id = ${tenant.tenant_id}`;
+        if (!row) throw new ApiError('not_found', { message: 'Check not found' });
+        return { status: 200, body: checkOut(row) };
       },
     }),
   ];

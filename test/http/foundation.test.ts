@@ -153,6 +153,13 @@ describe('sync aml_screen flow', () => {
     const got = await call<Flow>(t.url, 'GET', `/v1/flows/${created.body.id}`, { token: acme.secret_key });
     expect(got.status).toBe(200);
     expect(got.body).toEqual(created.body);
+    const checkId = created.body.checks[0]?.id as string;
+    const check = await call(t.url, 'GET', `/v1/checks/${checkId}`, { token: acme.secret_key });
+    expect(check.status).toBe(200);
+    expect(check.body).toEqual(created.body.checks[0]);
+    expect((await call(t.url, 'GET', `/v1/checks/${checkId}`, { token: globex.secret_key })).status).toBe(
+      404,
+    );
     const [applicant] = await t.app.sql`select * from applicants where id = ${created.body.applicant_id}`;
     expect(applicant).toMatchObject({ external_id: 'cust-1', legal_name_last: 'Demovsky' });
     expect(applicant?.email_hash).toMatch(/^[0-9a-f]{64}$/);
