@@ -170,6 +170,30 @@ describe('sync aml_screen flow', () => {
     expect(JSON.stringify(applicant)).not.toContain('Example.test');
   });
 
+  it('writes concurrent flows grouped in shared statements, each with its own checks and decision', async () => {
+    const bodies = Array.from({ length: 40 }, (_, i) =>
+      i % 2 === 0 ? listed : { legal_name_first: `Clean${i}`, legal_name_last: 'Quorrelby-Atwater' },
+    );
+    const results = await Promise.all(
+      bodies.map((applicant) =>
+        call<Omit<Flow, 'checks'> & { checks: { flow_id: string }[] }>(t.url, 'POST', '/v1/flows', {
+          token: acme.secret_key,
+          body: { mode: 'sync', applicant },
+        }),
+      ),
+    );
+    results.forEach((r, i) => {
+      expect(r.status).toBe(201);
+      expect(r.body.status).toBe(i % 2 === 0 ? 'NEEDS_REVIEW' : 'APPROVED');
+      expect(r.body.checks.map((c) => c.flow_id)).toEqual([r.body.id]);
+    });
+    const ids = results.map((r) => r.body.id);
+    const stored = await t.app.sql<{ flow_id: string; n: string }[]>`
+      select flow_id, count(*) as n from checks where flow_id in ${t.app.sql(ids)} group by flow_id`;
+    expect(stored).toHaveLength(40);
+    expect(stored.every((r) => r.n === '1')).toBe(true);
+  });
+
   it('keeps checks insert-only at the database level', async () => {
     const [c] = await t.app.sql`select id from checks limit 1`;
     await expect(
