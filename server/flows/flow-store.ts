@@ -162,7 +162,9 @@ class FlowGraphWriter {
   private async flush(batch: PendingGraph[]): Promise<void> {
     try {
       const out = await writeGraphs(this.sql, batch);
-      batch.forEach((b, i) => b.resolve(out[i] as { flow: FlowRow; checks: CheckRow[] }));
+      batch.forEach((b, i) => {
+        b.resolve(out[i] as { flow: FlowRow; checks: CheckRow[] });
+      });
     } catch (err) {
       if (batch.length === 1) {
         batch[0]?.reject(err);
