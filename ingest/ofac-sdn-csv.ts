@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 // OFAC legacy CSV (SDN and Consolidated/non-SDN lists): no header, CRLF, `-0- ` as null, 0x1A at EOF.
 //   sdn.csv / cons_prim.csv       ent_num, SDN_Name, SDN_Type, Program, Title, Call_Sign, Vess_type, Tonnage,
 //                                 GRT, Vess_flag, Vess_owner, Remarks
@@ -329,24 +330,35 @@ export function parseRemarks(d: EntityDraft, remarks: string, at: Origin, onIssu
 
 // ---------------------------------------------------------------------------------------------------------
 
+/** The file `name` in dir, or a single `<prefix>-<name>` (fixtures and demo lists carry a prefix, e.g.
+ * `demo-sdn.csv`, so that they are never mistaken for copies of the official files). */
+async function locate(dir: string, name: string): Promise<string | undefined> {
+  const exact = path.join(dir, name);
+  if (await exists(exact)) return exact;
+  const prefixed = (await readdir(dir)).filter((f) => f.endsWith(`-${name}`));
+  return prefixed.length === 1 && prefixed[0] ? path.join(dir, prefixed[0]) : undefined;
+}
+
 export async function* readOfacCsv(
   dir: string,
   layout: OfacLayout,
   onIssue: IssueSink,
 ): AsyncGenerator<Entity> {
   await assertExists(dir, 'directory');
-  const mainPath = path.join(dir, layout.main);
+  const mainPath = (await locate(dir, layout.main)) ?? path.join(dir, layout.main);
   await assertExists(mainPath, 'file');
+  const sideFile = new Map<string, string>();
   const side = async (name: string, width: number): Promise<Map<string, SideRow[]>> => {
-    const p = path.join(dir, name);
+    const p = await locate(dir, name);
+    if (p) sideFile.set(name, path.basename(p));
     // alt/add/comments are optional: small lists may have no aliases or addresses at all.
-    return (await exists(p)) ? readSide(p, width, onIssue) : new Map();
+    return p ? readSide(p, width, onIssue) : new Map();
   };
   const alts = await side(layout.alt, 5);
   const adds = await side(layout.add, 6);
   const comments = await side(layout.comments, 2);
 
-  const file = layout.main;
+  const file = path.basename(mainPath);
   for await (const rec of readCsv(openText(mainPath), { file, onIssue })) {
     const f = rec.fields;
     const at: Origin = { file, line: rec.line };
@@ -396,7 +408,7 @@ export async function* readOfacCsv(
         const kind = ALT_KINDS[kindRaw];
         if (kind === undefined) {
           onIssue({
-            file: layout.alt,
+            file: sideFile.get(layout.alt) ?? layout.alt,
             line: a.line,
             field: 'alt_type',
             message: `unknown alt_type "${a.fields[2]}"`,
@@ -410,7 +422,12 @@ export async function* readOfacCsv(
     const addRows = adds.get(ent);
     if (addRows !== undefined) {
       for (const a of addRows) {
-        d.addCountry(val(a.fields[4]), 'Country', { file: layout.add, line: a.line }, onIssue);
+        d.addCountry(
+          val(a.fields[4]),
+          'Country',
+          { file: sideFile.get(layout.add) ?? layout.add, line: a.line },
+          onIssue,
+        );
       }
       adds.delete(ent);
     }
@@ -426,10 +443,10 @@ export async function* readOfacCsv(
     for (const [ent, rows] of map) {
       for (const r of rows) {
         onIssue({
-          file: name,
+          file: sideFile.get(name) ?? name,
           line: r.line,
           field: 'ent_num',
-          message: `orphan row: ent_num ${ent} not in ${layout.main}`,
+          message: `orphan row: ent_num ${ent} not in ${path.basename(mainPath)}`,
         });
       }
     }

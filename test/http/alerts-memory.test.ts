@@ -73,7 +73,7 @@ async function demoPlus(changed = false): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'vs-alerts-'));
   dirs.push(dir);
   for (const f of ['sdn.csv', 'alt.csv', 'add.csv', 'sdn_comments.csv']) {
-    const raw = await readFile(join(DEMO_SOURCE.uri, f), 'latin1');
+    const raw = await readFile(join(DEMO_SOURCE.uri, `demo-${f}`), 'latin1');
     let text = raw.endsWith('\x1a') ? raw.slice(0, -1) : raw;
     if (f === 'sdn.csv')
       text +=

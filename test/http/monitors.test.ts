@@ -26,7 +26,7 @@ interface Monitor {
 /** The demo list plus one added person (and, when `changed`, a new alias on that person). */
 async function demoPlus(dir: string, changed = false): Promise<string> {
   for (const f of ['sdn.csv', 'alt.csv', 'add.csv', 'sdn_comments.csv']) {
-    let text = (await readFile(join(DEMO_SOURCE.uri, f), 'latin1')).replace(
+    let text = (await readFile(join(DEMO_SOURCE.uri, `demo-${f}`), 'latin1')).replace(
       new RegExp(String.fromCharCode(0x1a) + '$'),
       '',
     );

@@ -77,7 +77,7 @@ describe('readSource', () => {
       ['ofac_sdn_csv', 'ofac_sdn_csv'],
       ['ofac_cons_csv', 'ofac_cons_csv'],
       ['un_xml', 'un_xml/un.xml'],
-      ['us_csl_csv', 'us_csl_csv/consolidated.csv.gz'],
+      ['us_csl_csv', 'us_csl_csv/csl-excerpt.csv.gz'],
       ['uk_csv', 'uk_csv'],
       ['ftm_json', 'ftm_json'],
       ['senzing_json', 'senzing_json/us_congress_senzing.json'],

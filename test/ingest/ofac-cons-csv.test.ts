@@ -16,8 +16,8 @@ describe('ofac_cons_csv — fixture', () => {
     expect(p.birth_dates).toEqual(['1962']);
     expect(p.birth_places).toEqual(['Shati']);
     expect(issues.map((i) => `${i.file}:${i.line}:${i.field ?? ''}:${i.message}`)).toEqual([
-      'cons_prim.csv:3::expected 12 columns, found 2; row skipped',
-      'cons_alt.csv:2:ent_num:orphan row: ent_num 7999 not in cons_prim.csv',
+      'fixture-cons_prim.csv:3::expected 12 columns, found 2; row skipped',
+      'fixture-cons_alt.csv:2:ent_num:orphan row: ent_num 7999 not in fixture-cons_prim.csv',
     ]);
   });
 });

@@ -61,18 +61,18 @@ describe('ofac_sdn_csv — fixture', () => {
     const got = issues.map((i) => `${i.file}:${i.line}:${i.field ?? ''}:${i.message}`);
     expect(got).toEqual(
       expect.arrayContaining([
-        'sdn.csv:4::expected 12 columns, found 4; row skipped',
-        'sdn.csv:5:SDN_Type:unknown SDN_Type "spaceship"; row skipped',
-        'sdn.csv:6:Remarks.DOB:unparseable date "31 Feb 1970"',
-        'sdn.csv:6:Remarks.nationality:unknown country "Atlantis"',
-        'sdn.csv:8:name:entity 108 has no name; skipped',
-        'sdn.csv:9:ent_num:invalid ent_num "abc"; row skipped',
-        'alt.csv:4:alt_type:unknown alt_type "xyz"',
-        'alt.csv:7::expected 5 columns, found 3; row skipped',
-        'add.csv:3:Country:unknown country "Atlantis"',
-        'alt.csv:6:ent_num:orphan row: ent_num 999 not in sdn.csv',
-        'add.csv:5:ent_num:orphan row: ent_num 998 not in sdn.csv',
-        'sdn_comments.csv:2:ent_num:orphan row: ent_num 997 not in sdn.csv',
+        'fixture-sdn.csv:4::expected 12 columns, found 4; row skipped',
+        'fixture-sdn.csv:5:SDN_Type:unknown SDN_Type "spaceship"; row skipped',
+        'fixture-sdn.csv:6:Remarks.DOB:unparseable date "31 Feb 1970"',
+        'fixture-sdn.csv:6:Remarks.nationality:unknown country "Atlantis"',
+        'fixture-sdn.csv:8:name:entity 108 has no name; skipped',
+        'fixture-sdn.csv:9:ent_num:invalid ent_num "abc"; row skipped',
+        'fixture-alt.csv:4:alt_type:unknown alt_type "xyz"',
+        'fixture-alt.csv:7::expected 5 columns, found 3; row skipped',
+        'fixture-add.csv:3:Country:unknown country "Atlantis"',
+        'fixture-alt.csv:6:ent_num:orphan row: ent_num 999 not in fixture-sdn.csv',
+        'fixture-add.csv:5:ent_num:orphan row: ent_num 998 not in fixture-sdn.csv',
+        'fixture-sdn_comments.csv:2:ent_num:orphan row: ent_num 997 not in fixture-sdn.csv',
       ]),
     );
   });

@@ -6,7 +6,7 @@ describe('us_csl_csv — fixture', () => {
   it('reads gzip, merges multi-list rows, parses ids, reports bad rows', async () => {
     const { entities, issues, byId } = await collect(
       'us_csl_csv',
-      fixturePath('us_csl_csv/consolidated.csv.gz'),
+      fixturePath('us_csl_csv/csl-excerpt.csv.gz'),
     );
     expect(entities.map((e) => e.source_id)).toEqual(['5001', 'bbb2', '5004', '5005', 'fff6']);
     const p = byId.get('5001')!;
