@@ -1,44 +1,23 @@
-// npm run bench:batch — one 100,000-record check batch (yente negatives and UN positives) against every real list:
-// wall time, records/s, and matcher utilisation (time spent in matcher threads ÷ wall × threads) as the in-run
-// baseline of what the screening itself costs.
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import {
   createBenchTenant,
   loadAllLists,
   machine,
   requireSharedData,
-  SHARED_DATA,
   startServer,
+  type YentePerson,
+  yentePeople,
 } from './harness.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
 
-function subjects(): { name: string; date_of_birth?: string }[] {
-  const rows = (f: string) =>
-    readFileSync(join(SHARED_DATA, 'matching_cases/yente_candidate_generation_benchmark', f), 'utf8')
-      .split('\n')
-      .slice(1);
-  const parse = (l: string) => {
-    const cells = l.split(',');
-    const name = cells[0]?.replaceAll('"', '').trim();
-    const dob = cells[5]?.replaceAll('"', '').trim();
-    return name
-      ? {
-          name: name.slice(0, 500),
-          ...(dob && /^\d{4}(-\d{2}(-\d{2})?)?$/.test(dob) ? { date_of_birth: dob } : {}),
-        }
-      : undefined;
-  };
+function subjects(): YentePerson[] {
   const all = [
-    ...rows('negatives_global.csv'),
-    ...rows('negatives_us.csv'),
-    ...rows('positives_un_untreated.csv'),
-  ]
-    .map(parse)
-    .filter((s): s is { name: string } => !!s);
-  return Array.from({ length: RECORDS }, (_, i) => all[i % all.length] as { name: string });
+    ...yentePeople('negatives_global.csv'),
+    ...yentePeople('negatives_us.csv'),
+    ...yentePeople('positives_un_untreated.csv'),
+  ].map((p) => ({ ...p, name: p.name.slice(0, 500) }));
+  return Array.from({ length: RECORDS }, (_, i) => all[i % all.length] as YentePerson);
 }
 
 async function metric(url: string, name: string): Promise<number> {

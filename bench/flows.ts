@@ -1,31 +1,28 @@
 // npm run bench:flows — sync checks-only flows with every real list loaded, against /livez in the same run.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   createBenchTenant,
   load,
   loadAllLists,
   machine,
   requireSharedData,
-  SHARED_DATA,
   startServer,
   table,
+  yentePeople,
 } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
 function bodies(): string[] {
-  const rows = (f: string) =>
-    readFileSync(join(SHARED_DATA, 'matching_cases/yente_candidate_generation_benchmark', f), 'utf8')
-      .split('\n')
-      .slice(1, 1001);
-  return [...rows('negatives_global.csv'), ...rows('positives_un_untreated.csv')]
-    .map((l) => l.split(',')[0]?.replaceAll('"', '').trim())
-    .filter((n): n is string => !!n && n.length <= 200)
-    .map((name) =>
-      JSON.stringify({ mode: 'sync', applicant: { legal_name_last: name }, datasets: ['sanctions', 'pep'] }),
+  return [...yentePeople('negatives_global.csv', 1000), ...yentePeople('positives_un_untreated.csv', 1000)]
+    .filter((p) => p.name.length <= 200)
+    .map((p) =>
+      JSON.stringify({
+        mode: 'sync',
+        applicant: { legal_name_last: p.name },
+        datasets: ['sanctions', 'pep'],
+      }),
     );
 }
 

@@ -1,7 +1,7 @@
 // Shared bench plumbing: a server process of our own on loopback, a fresh database, tenants via the admin API.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -12,6 +12,7 @@ import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
+import { parseCsvTable } from '../ingest/csv.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'veriscreen');
@@ -247,4 +248,23 @@ export async function dropBenchState(db: string, ns: string, s3Dir?: string): Pr
   await admin.unsafe(`drop database if exists "${db}" with (force)`);
   await admin.end();
   if (s3Dir) await rm(s3Dir, { recursive: true, force: true });
+}
+
+export interface YentePerson {
+  name: string;
+  date_of_birth?: string;
+}
+
+/** People from the yente candidate-generation benchmark (first `limit` rows of a file): the full name and, when
+ * it is a plain date, the date of birth. */
+export function yentePeople(file: string, limit = Number.POSITIVE_INFINITY): YentePerson[] {
+  const rows = parseCsvTable(
+    readFileSync(join(SHARED_DATA, 'matching_cases/yente_candidate_generation_benchmark', file), 'utf8'),
+  );
+  return rows.slice(0, limit).flatMap((r) => {
+    const name = r.full_name?.trim();
+    const dob = r.date_of_birth?.trim();
+    if (!name) return [];
+    return [{ name, ...(dob && /^\d{4}(-\d{2}(-\d{2})?)?$/.test(dob) ? { date_of_birth: dob } : {}) }];
+  });
 }

@@ -1,6 +1,3 @@
-// npm run bench:http — autocannon on sync aml_screen flows against the real OFAC SDN list, and on /livez in the
-// same run as the baseline (the machine is shared: read the ratio, not the absolute numbers).
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createBenchTenant,
@@ -10,6 +7,7 @@ import {
   SHARED_DATA,
   startServer,
   table,
+  yentePeople,
 } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -17,15 +15,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
 function subjects(): string[] {
   // real people who must not hit (yente negatives) mixed with real listed names (UN positives): both paths
-  const lines = (f: string) =>
-    readFileSync(join(SHARED_DATA, 'matching_cases/yente_candidate_generation_benchmark', f), 'utf8')
-      .split('\n')
-      .slice(1, 501);
-  const names = [...lines('negatives_us.csv'), ...lines('positives_un_untreated.csv')]
-    .map((l) => l.split(',')[0]?.replaceAll('"', '').trim())
-    .filter((n): n is string => !!n);
-  return names.map((full) =>
-    JSON.stringify({ mode: 'sync', applicant: { legal_name_last: full.slice(0, 200) } }),
+  return [...yentePeople('negatives_us.csv', 500), ...yentePeople('positives_un_untreated.csv', 500)].map(
+    (p) => JSON.stringify({ mode: 'sync', applicant: { legal_name_last: p.name.slice(0, 200) } }),
   );
 }
 

@@ -10,6 +10,7 @@ import { runInNewContext } from 'node:vm';
 import * as fuzz from 'fuzzball';
 import { Piscina } from 'piscina';
 import { countryCode } from '../ingest/countries.js';
+import { parseCsvTable } from '../ingest/csv.js';
 import { AML_DATASETS, type Entity } from '../ingest/entity.js';
 import { FORMATS, readSource } from '../ingest/index.js';
 import {
@@ -52,44 +53,9 @@ const MB = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
 
 // ---- small helpers -------------------------------------------------------------------------------------
 
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let inQ = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (inQ) {
-      if (ch === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else inQ = false;
-      } else field += ch;
-    } else if (ch === '"') inQ = true;
-    else if (ch === ',') {
-      row.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += ch;
-  }
-  if (field.length || row.length) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows.filter((r) => r.length > 1 || (r[0] ?? '') !== '');
-}
-
 /** Rows as objects keyed by the header line. */
 function readTable(rel: string): Record<string, string>[] {
-  const rows = parseCsv(readFileSync(path.join(SHARED, rel), 'utf8'));
-  const head = rows[0] ?? [];
-  return rows.slice(1).map((r) => Object.fromEntries(head.map((h, i) => [h, r[i] ?? ''])));
+  return parseCsvTable(readFileSync(path.join(SHARED, rel), 'utf8'));
 }
 
 interface Prf {

@@ -196,3 +196,45 @@ export async function* readCsvRows(
     yield { get: (c) => fields[idx.get(c) ?? -1] ?? '', line: rec.line };
   }
 }
+
+/** Parses a whole CSV text held in memory (quoted fields, doubled quotes, CRLF); blank lines are dropped. For
+ * small files such as benchmark tables: list files go through the streaming readCsv. */
+export function parseCsvText(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let inQ = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (inQ) {
+      if (ch === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else inQ = false;
+      } else field += ch;
+    } else if (ch === '"') inQ = true;
+    else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += ch;
+  }
+  if (field.length || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows.filter((r) => r.length > 1 || (r[0] ?? '') !== '');
+}
+
+/** A CSV text with a header line, as objects keyed by the header. */
+export function parseCsvTable(text: string): Record<string, string>[] {
+  const rows = parseCsvText(text);
+  const head = rows[0] ?? [];
+  return rows.slice(1).map((r) => Object.fromEntries(head.map((h, i) => [h, r[i] ?? ''])));
+}

@@ -159,7 +159,8 @@ describe('monitors', () => {
       (await t.app.sql`select count(*) as n from checks where input_ref = ${`monitor:${m.body.id}`}`)[0]?.n,
     );
     const claims = await Promise.all([claimDue(t.app), claimDue(t.app), claimDue(t.app)]);
-    expect(claims.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(0);
+    // one claim at most across the three racing passes (the app's own scheduler may win the race)
+    expect(claims.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1);
     await waitFor('the scheduled run', async () => ((await get(m.body.id)).last_check_id ? true : undefined));
     await new Promise((r) => setTimeout(r, 1500));
     const after = Number(

@@ -2,48 +2,16 @@
 // Run: npx vite-node test/matcher/dev-quality.ts [--errors]
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseCsvText } from '../../ingest/csv.js';
 import { compare } from '../../matcher/compare.js';
 
 const shared =
   process.env.VERISCREEN_SHARED_DATA ?? path.resolve(import.meta.dirname, '../../../shared/data');
 const showErrors = process.argv.includes('--errors');
 
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let inQ = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (inQ) {
-      if (ch === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else inQ = false;
-      } else field += ch;
-    } else if (ch === '"') inQ = true;
-    else if (ch === ',') {
-      row.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += ch;
-  }
-  if (field.length || row.length) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
-}
-
-const rows = parseCsv(readFileSync(path.join(shared, 'matching_cases/nomenklatura/cases.csv'), 'utf8')).slice(
-  1,
-);
+const rows = parseCsvText(
+  readFileSync(path.join(shared, 'matching_cases/nomenklatura/cases.csv'), 'utf8'),
+).slice(1);
 const scored = rows
   .filter((r) => r.length >= 5)
   .map((r) => ({

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseCsvText } from '../../ingest/csv.js';
 import { compare } from '../../matcher/compare.js';
 import { DEFAULT_POLICY } from '../../matcher/policy.js';
 
@@ -8,41 +9,9 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 const shared = process.env.VERISCREEN_SHARED_DATA ?? path.resolve(repoRoot, '../shared/data');
 const casesPath = path.join(shared, 'matching_cases/nomenklatura/cases.csv');
 
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let inQ = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (inQ) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') inQ = false;
-      else field += ch;
-    } else if (ch === '"') inQ = true;
-    else if (ch === ',') {
-      row.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += ch;
-  }
-  if (field.length || row.length) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
-}
-
 describe.skipIf(!existsSync(casesPath))('name-matching quality (development set)', () => {
   it('nomenklatura cases.csv: F1 and precision at the review threshold stay above the measured floor', () => {
-    const rows = parseCsv(readFileSync(casesPath, 'utf8'))
+    const rows = parseCsvText(readFileSync(casesPath, 'utf8'))
       .slice(1)
       .filter((r) => r.length >= 5);
     const t = DEFAULT_POLICY.review_threshold;
