@@ -8,7 +8,6 @@ import {
   AlertRejectIn,
 } from '../../schemas/alerts.js';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
-import { requireTenant } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
 import { route } from '../http/router.js';
 import {
@@ -50,8 +49,7 @@ export function alertRoutes(sql: Sql) {
       auth: 'secret',
       query: AlertListQuery,
       responses: { ...COMMON, 200: { description: 'A page of alerts', schema: AlertListOut } },
-      handler: async ({ query, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ query, principal, tenant }) => {
         return { status: 200, body: await listAlerts(sql, tenant.tenant_id, actorOf(principal), query) };
       },
     }),
@@ -64,8 +62,7 @@ export function alertRoutes(sql: Sql) {
       auth: 'secret',
       params: AlertParams,
       responses: { ...ONE, 200: { description: 'The alert', schema: AlertOut } },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         return { status: 200, body: await getAlert(sql, tenant.tenant_id, params.alert_id) };
       },
     }),
@@ -79,8 +76,7 @@ export function alertRoutes(sql: Sql) {
       params: AlertParams,
       body: AlertAssignIn,
       responses: CHANGE,
-      handler: async ({ params, body, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, body, principal, tenant }) => {
         const out = await assignAlert(sql, tenant.tenant_id, params.alert_id, actorOf(principal), body);
         return { status: 200, body: out };
       },
@@ -94,8 +90,7 @@ export function alertRoutes(sql: Sql) {
       auth: 'secret',
       params: AlertParams,
       responses: CHANGE,
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, principal, tenant }) => {
         const out = await escalateAlert(sql, tenant.tenant_id, params.alert_id, actorOf(principal));
         return { status: 200, body: out };
       },
@@ -112,8 +107,7 @@ export function alertRoutes(sql: Sql) {
       params: AlertParams,
       body: AlertDispositionIn,
       responses: CHANGE,
-      handler: async ({ params, body, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, body, principal, tenant }) => {
         const out = await disposeAlert(sql, tenant.tenant_id, params.alert_id, actorOf(principal), body);
         return { status: 200, body: out };
       },
@@ -129,8 +123,7 @@ export function alertRoutes(sql: Sql) {
       auth: 'secret',
       params: AlertParams,
       responses: CHANGE,
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, principal, tenant }) => {
         const out = await approveAlert(sql, tenant.tenant_id, params.alert_id, actorOf(principal));
         return { status: 200, body: out };
       },
@@ -146,8 +139,7 @@ export function alertRoutes(sql: Sql) {
       params: AlertParams,
       body: AlertRejectIn,
       responses: CHANGE,
-      handler: async ({ params, body, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, body, principal, tenant }) => {
         const out = await rejectAlert(sql, tenant.tenant_id, params.alert_id, actorOf(principal), body);
         return { status: 200, body: out };
       },

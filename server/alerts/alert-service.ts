@@ -9,10 +9,10 @@ import type {
   AlertState,
 } from '../../schemas/alerts.js';
 import { roleAllows } from '../auth/authorize.js';
+import type { OperatorRole, Principal } from '../auth/principal.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
 import { decodeCursor, page } from '../http/cursor.js';
-import type { OperatorRole, Principal } from '../http/router.js';
 import {
   type AlertAction,
   assertCan,

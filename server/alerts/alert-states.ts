@@ -1,6 +1,6 @@
 import type { AlertDisposition, AlertState } from '../../schemas/alerts.js';
+import type { OperatorRole } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
-import type { OperatorRole } from '../http/router.js';
 
 /**
  * The alert state machine, in one place (docs/decisions.md, "Alerts"). Every change in the code asks this module

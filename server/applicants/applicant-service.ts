@@ -7,11 +7,12 @@ import type {
 } from '../../schemas/applicants.js';
 import { actorOf, piiHash, writeAudit } from '../audit/audit.js';
 import { authorizeApplicantPatch } from '../auth/authorize.js';
+import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { page, pageArgs } from '../http/cursor.js';
-import type { Principal, RequestInfo } from '../http/router.js';
+import type { RequestInfo } from '../http/router.js';
 import type { Logger } from '../log.js';
 import {
   ADDRESS_FIELDS,

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type postgres from 'postgres';
+import type { Principal } from '../auth/principal.js';
 import type { Sql } from '../db/sql.js';
-import type { Principal } from '../http/router.js';
 import type { AuditedCall } from '../http/server.js';
 import type { Logger } from '../log.js';
 

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import type { AuthMode, Principal, RequestInfo, TenantPrincipal } from '../http/router.js';
-import { asTenantPrincipal } from './authorize.js';
+import type { RequestInfo } from '../http/router.js';
 import { hashKey, keyKind, safeEqual } from './keys.js';
+import type { AuthMode, Principal, TenantPrincipal } from './principal.js';
 import { checkCsrf, resolveSession, type SessionSettings, sessionTokenOf } from './sessions.js';
 
 interface KeyRow {
@@ -87,10 +87,4 @@ export function createAuthenticator(
     };
     return principal;
   };
-}
-
-/** The tenant principal of a /v1 call. An operator session is seen as the tenant's secret key (its role limits are
- * enforced by authorizeRoute in server/auth/authorize.ts before the handler runs). */
-export function requireTenant(p: Principal): TenantPrincipal {
-  return asTenantPrincipal(p);
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import type { AuthMode, OperatorRole, Principal, TenantPrincipal } from '../http/router.js';
+import type { AuthMode, OperatorRole, Principal, TenantPrincipal } from './principal.js';
 
 /**
  * Every role rule of the service, in one place.

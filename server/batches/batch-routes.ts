@@ -8,7 +8,6 @@ import {
   MAX_BATCH_RECORDS,
 } from '../../schemas/batches.js';
 import { AllowanceExhausted, ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
-import { requireTenant } from '../auth/authenticate.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
@@ -65,8 +64,7 @@ export function batchRoutes(deps: { sql: Sql; bus: Bus; redis: Redis }) {
         409: { description: 'A request with this Idempotency-Key is still running', schema: ErrorEnvelope },
         422: E422,
       },
-      handler: async ({ body, principal, req }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ body, req, tenant }) => {
         return withIdempotency(
           deps.redis,
           `batch:${tenant.tenant_id}`,
@@ -88,8 +86,7 @@ export function batchRoutes(deps: { sql: Sql; bus: Bus; redis: Redis }) {
       auth: 'secret',
       query: BatchListQuery,
       responses: { 200: { description: 'A page', schema: CheckBatchListOut }, 401: E401, 422: E422 },
-      handler: async ({ query, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ query, tenant }) => {
         const { limit, after } = pageArgs(query);
         const rows = await sql<BatchRow[]>`
           select * from check_batches where tenant_id = ${tenant.tenant_id}
@@ -114,8 +111,7 @@ export function batchRoutes(deps: { sql: Sql; bus: Bus; redis: Redis }) {
         404: E404,
         422: E422,
       },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         const [row] = await sql<BatchRow[]>`
           select * from check_batches where id = ${params.batch_id} and tenant_id = ${tenant.tenant_id}`;
         if (!row) throw new ApiError('not_found', { message: 'Check batch not found' });

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { CheckBatchCreateIn } from '../../schemas/batches.js';
 import type { AmlDataset } from '../../schemas/common.js';
+import type { TenantPrincipal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { Sql } from '../db/sql.js';
-import { checkPolicyFor } from '../flows/check-policy.js';
-import type { TenantPrincipal } from '../http/router.js';
+import { checkPolicyFor } from '../policy/check-policy.js';
 import { type BatchRow, batchOut } from './batch-store.js';
 
 /** Subjects per JetStream job: small enough that a redelivery repeats little work, large enough to amortise a

@@ -1,6 +1,5 @@
 import { CheckListOut, CheckListQuery, CheckOut, CheckParams } from '../../schemas/checks.js';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
-import { requireTenant } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { page, pageArgs } from '../http/cursor.js';
@@ -23,8 +22,7 @@ export function checkRoutes(sql: Sql) {
         403: { description: 'A publishable key cannot read checks', schema: ErrorEnvelope },
         422: { description: 'Validation error', schema: ValidationFailure },
       },
-      handler: async ({ query, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ query, tenant }) => {
         const { limit, after } = pageArgs(query);
         // every filter has a (tenant_id, <column>, seq desc) index or a GIN index (migration 003)
         const like = query.search
@@ -70,8 +68,7 @@ export function checkRoutes(sql: Sql) {
         404: { description: 'Not found in this tenant', schema: ErrorEnvelope },
         422: { description: 'Validation error', schema: ValidationFailure },
       },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         const [row] = await sql<CheckRow[]>`
           select * from checks where id = ${params.check_id} and tenant_id = ${tenant.tenant_id}`;
         if (!row) throw new ApiError('not_found', { message: 'Check not found' });

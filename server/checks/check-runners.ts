@@ -4,9 +4,9 @@ import type { ScreenSubject } from '../../matcher/types.js';
 import type { CheckType } from '../../schemas/checks.js';
 import type { AmlDataset } from '../../schemas/common.js';
 import type { FatfState } from '../fatf/fatf-store.js';
-import type { CheckPolicy } from '../flows/check-policy.js';
 import type { ClientMetadata, IpRiskSignal } from '../flows/client-metadata.js';
 import type { Metrics } from '../metrics.js';
+import type { CheckPolicy } from '../policy/check-policy.js';
 import { runAmlScreen } from '../screening/aml-check.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 

@@ -13,10 +13,11 @@ import type {
   UploadStatus,
 } from '../../schemas/documents.js';
 import { actorOf, writeAudit } from '../audit/audit.js';
+import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import type { Principal, RequestInfo } from '../http/router.js';
+import type { RequestInfo } from '../http/router.js';
 import type { Logger } from '../log.js';
 import type { ObjectStore } from '../storage/s3.js';
 import { documentKey, sniffMime } from './document-keys.js';

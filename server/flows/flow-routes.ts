@@ -12,7 +12,6 @@ import {
   RedactedFlowOut,
 } from '../../schemas/flows.js';
 import { actorOf } from '../audit/audit.js';
-import { requireTenant } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
 import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
@@ -72,8 +71,7 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
         },
         503: { description: 'Matcher overloaded or no dataset loaded', schema: ErrorEnvelope },
       },
-      handler: async ({ body, principal, req }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ body, principal, req, tenant }) => {
         let limitHeaders: Record<string, string> = {};
         if (tenant.kind === 'publishable') {
           const ip = resolveClientIp(req.ip, req.headers['x-forwarded-for'], deps.trustedProxies);
@@ -110,8 +108,7 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
         403: E403,
         422: E422,
       },
-      handler: async ({ query, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ query, tenant }) => {
         const { limit, after } = pageArgs(query);
         const rows = await sql<FlowRow[]>`
           select * from flows
@@ -145,8 +142,7 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
         404: E404,
         422: E422,
       },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         if (tenant.kind !== 'secret') throw new ApiError('forbidden');
         return { status: 200, body: await getFlow(sql, tenant.tenant_id, params.flow_id) };
       },
@@ -170,8 +166,7 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
         404: E404,
         422: E422State,
       },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         await startProcessing(deps, tenant, params.flow_id);
         return { status: 202, body: { status: 'accepted', flow_id: params.flow_id } };
       },
@@ -192,8 +187,7 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
         404: E404,
         422: E422State,
       },
-      handler: async ({ params, principal, body }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, principal, body, tenant }) => {
         const actor =
           principal.kind === 'operator' ? `operator:${principal.operator_id}` : `api_key:${tenant.key_id}`;
         return {
@@ -220,8 +214,7 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
         422: E422State,
         503: { description: 'Matcher overloaded or no dataset loaded', schema: ErrorEnvelope },
       },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         return { status: 200, body: await rerunAml(deps, tenant, params.flow_id) };
       },
     }),

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type postgres from 'postgres';
 import type { AmlDataset } from '../../schemas/common.js';
 import type { FlowCreateIn, FlowDecideIn, FlowDecision, FlowOut, FlowOutB } from '../../schemas/flows.js';
+import type { TenantPrincipal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { CheckRow } from '../checks/check-model.js';
 import {
@@ -17,11 +18,12 @@ import {
 import type { Sql } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
-import type { RequestInfo, TenantPrincipal } from '../http/router.js';
+import type { RequestInfo } from '../http/router.js';
 import type { Metrics } from '../metrics.js';
 import { type OutboxRow, outboxEvent } from '../outbox/outbox.js';
+import { checkPolicyFor } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
-import { checkPolicyFor } from './check-policy.js';
+import { isChecksOnly, templateAndPolicy, templateById } from '../templates/template-store.js';
 import { type ClientMetadata, captureClientMetadata } from './client-metadata.js';
 import { type FlowRow, flowOut, flowOutB } from './flow-model.js';
 import { assertCan, isTerminal, statusForDecision } from './flow-states.js';
@@ -33,7 +35,6 @@ import {
   recordCheck,
 } from './flow-store.js';
 import { decideFlow } from './rules.js';
-import { isChecksOnly, templateAndPolicy, templateById } from './templates.js';
 
 export interface FlowDeps {
   sql: Sql;

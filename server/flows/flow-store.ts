@@ -6,7 +6,7 @@ import type { CheckRow } from '../checks/check-model.js';
 import type { AlertDraft, CheckOutcome } from '../checks/check-runners.js';
 import type { Sql } from '../db/sql.js';
 import { type OutboxRow, outboxEvent } from '../outbox/outbox.js';
-import type { CheckPolicy } from './check-policy.js';
+import type { CheckPolicy } from '../policy/check-policy.js';
 import type { FlowRow } from './flow-model.js';
 import { decideCheck } from './rules.js';
 

@@ -1,5 +1,5 @@
 import type { FlowDecision } from '../../schemas/flows.js';
-import type { CheckPolicy } from './check-policy.js';
+import type { CheckPolicy } from '../policy/check-policy.js';
 
 /**
  * The reason-code catalogue (docs/decisions.md, "Decision rules"). Checks report signals (reason codes); the

@@ -1,31 +1,9 @@
 import type { Static, TSchema, TUnknown } from '@sinclair/typebox';
+import type { AuthMode, Principal, TenantPrincipal } from '../auth/principal.js';
 import type { Logger } from '../log.js';
 import { compileValidator, type Validator } from './validation.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** Who may call a route: none; admin (X-Admin-Token); secret (tenant secret key); tenant (secret or publishable). */
-export type AuthMode = 'none' | 'admin' | 'secret' | 'tenant';
-
-export interface TenantPrincipal {
-  kind: 'secret' | 'publishable';
-  tenant_id: string;
-  key_id: string;
-  plan: 'self_serve' | 'contract';
-  allowed_origins: string[];
-}
-export type OperatorRole = 'analyst' | 'supervisor' | 'admin';
-/** An operator signed in to the dashboard with a session cookie (see server/auth/sessions.ts). */
-export interface OperatorPrincipal {
-  kind: 'operator';
-  tenant_id: string;
-  operator_id: string;
-  role: OperatorRole;
-  session_id: string;
-  plan: 'self_serve' | 'contract';
-  allowed_origins: string[];
-}
-export type Principal = { kind: 'anonymous' } | { kind: 'admin' } | TenantPrincipal | OperatorPrincipal;
 
 export interface RequestInfo {
   method: string;
@@ -35,12 +13,17 @@ export interface RequestInfo {
   request_id: string;
 }
 
-export interface Ctx<B = unknown, Q = unknown, P = unknown> {
+/** The tenant a route acts for: every 'secret' and 'tenant' route has one (an operator session is seen as the
+ * tenant's secret key, see asTenantPrincipal in server/auth/authorize.ts); other routes have none. */
+export type TenantOf<A extends AuthMode> = A extends 'secret' | 'tenant' ? TenantPrincipal : undefined;
+
+export interface Ctx<B = unknown, Q = unknown, P = unknown, A extends AuthMode = AuthMode> {
   req: RequestInfo;
   body: B;
   query: Q;
   params: P;
   principal: Principal;
+  tenant: TenantOf<A>;
   log: Logger;
 }
 
@@ -64,6 +47,7 @@ export interface RouteSpec<
   TB extends TSchema = TUnknown,
   TQ extends TSchema = TUnknown,
   TP extends TSchema = TUnknown,
+  A extends AuthMode = AuthMode,
 > {
   method: HttpMethod;
   /** OpenAPI-style template, e.g. /v1/flows/{flow_id} */
@@ -71,7 +55,7 @@ export interface RouteSpec<
   operationId: string;
   summary: string;
   tag: string;
-  auth: AuthMode;
+  auth: A;
   body?: TB;
   query?: TQ;
   params?: TP;
@@ -80,7 +64,7 @@ export interface RouteSpec<
   maxBodyBytes?: number;
   /** extra request headers to document */
   headers?: Record<string, string>;
-  handler: (ctx: Ctx<Static<TB>, Static<TQ>, Static<TP>>) => Promise<Reply> | Reply;
+  handler: (ctx: Ctx<Static<TB>, Static<TQ>, Static<TP>, A>) => Promise<Reply> | Reply;
 }
 
 export interface CompiledRoute {
@@ -97,7 +81,8 @@ export function route<
   TB extends TSchema = TUnknown,
   TQ extends TSchema = TUnknown,
   TP extends TSchema = TUnknown,
->(spec: RouteSpec<TB, TQ, TP>): RouteSpec<TSchema, TSchema, TSchema> {
+  A extends AuthMode = AuthMode,
+>(spec: RouteSpec<TB, TQ, TP, A>): RouteSpec<TSchema, TSchema, TSchema> {
   return spec as unknown as RouteSpec<TSchema, TSchema, TSchema>;
 }
 

@@ -1,10 +1,12 @@
 import uWS from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import { asTenantPrincipal } from '../auth/authorize.js';
+import type { AuthMode, Principal } from '../auth/principal.js';
 import { ApiError, ERRORS, ValidationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { AuthMode, CompiledRoute, Principal, Reply, RequestInfo, Router } from './router.js';
+import type { CompiledRoute, Reply, RequestInfo, Router } from './router.js';
 
 type RouteSpec = CompiledRoute['spec'];
 
@@ -31,6 +33,7 @@ export interface HttpDeps {
   accepting: () => boolean;
 }
 
+const TENANT_ROUTES = new Set<AuthMode>(['secret', 'tenant']);
 const REQUEST_ID_RE = /^[\w.:@/+=-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -220,6 +223,7 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
         query,
         params,
         principal,
+        tenant: TENANT_ROUTES.has(route.spec.auth) ? asTenantPrincipal(principal) : undefined,
         log: log.child({ request_id }),
       });
       if (deps.audit && method !== 'GET' && reply.status < 400 && !reply.audited) {

@@ -6,13 +6,12 @@ import {
   MonitorOut,
   MonitorParams,
 } from '../../schemas/monitors.js';
-import { requireTenant } from '../auth/authenticate.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import { checkPolicyFor } from '../flows/check-policy.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { route } from '../http/router.js';
+import { checkPolicyFor } from '../policy/check-policy.js';
 import { type MonitorRow, monitorOut } from './monitor-store.js';
 
 const E401 = { description: 'Unauthorized', schema: ErrorEnvelope };
@@ -36,8 +35,7 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       auth: 'secret',
       params: MonitorParams,
       responses: { 200: { description: 'The monitor', schema: MonitorOut }, 401: E401, 404: E404, 422: E422 },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         await find(tenant.tenant_id, params.monitor_id);
         // resuming a monitor whose run was due while paused runs it at the next scheduler pass
         const [m] = await sql<MonitorRow[]>`
@@ -57,8 +55,7 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       auth: 'secret',
       body: MonitorCreateIn,
       responses: { 201: { description: 'Created', schema: MonitorOut }, 401: E401, 422: E422 },
-      handler: async ({ body, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ body, tenant }) => {
         const policy = await checkPolicyFor(sql, tenant.tenant_id);
         const runNow = body.run_immediately ?? true;
         const interval = body.interval_hours ?? 24;
@@ -100,8 +97,7 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       auth: 'secret',
       query: MonitorListQuery,
       responses: { 200: { description: 'A page', schema: MonitorListOut }, 401: E401, 422: E422 },
-      handler: async ({ query, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ query, tenant }) => {
         const limit = query.limit ?? 50;
         const after = query.cursor ? decodeCursor(query.cursor, 'cursor') : null;
         const rows = await sql<MonitorRow[]>`
@@ -125,9 +121,9 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       auth: 'secret',
       params: MonitorParams,
       responses: { 200: { description: 'The monitor', schema: MonitorOut }, 401: E401, 404: E404, 422: E422 },
-      handler: async ({ params, principal }) => ({
+      handler: async ({ params, tenant }) => ({
         status: 200,
-        body: monitorOut(await find(requireTenant(principal).tenant_id, params.monitor_id)),
+        body: monitorOut(await find(tenant.tenant_id, params.monitor_id)),
       }),
     }),
     setStatus(
@@ -145,8 +141,7 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       auth: 'secret',
       params: MonitorParams,
       responses: { 204: { description: 'Deleted' }, 401: E401, 404: E404, 422: E422 },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         const rows =
           await sql`delete from monitors where id = ${params.monitor_id} and tenant_id = ${tenant.tenant_id} returning id`;
         if (!rows.length) throw new ApiError('not_found', { message: 'Monitor not found' });

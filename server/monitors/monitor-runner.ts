@@ -3,7 +3,7 @@ import type { Match } from '../../matcher/types.js';
 import { decideAlerts, refreshAlertEvidence } from '../alerts/alert-memory.js';
 import { queueSlaAt } from '../alerts/alert-sla.js';
 import type { Sql } from '../db/sql.js';
-import { type CheckPolicy, checkPolicyFor } from '../flows/check-policy.js';
+import { type CheckPolicy, checkPolicyFor } from '../policy/check-policy.js';
 import { type MonitorRow, subjectRef } from './monitor-store.js';
 
 export interface MonitorScreen {

@@ -1,9 +1,10 @@
 import type { OperatorCreateIn, OperatorOut, OperatorPatchIn } from '../../schemas/operators.js';
 import { actorOf, writeAudit } from '../audit/audit.js';
+import type { OperatorRole, Principal } from '../auth/principal.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { page, pageArgs } from '../http/cursor.js';
-import type { OperatorRole, Principal, RequestInfo } from '../http/router.js';
+import type { RequestInfo } from '../http/router.js';
 import { hashPassword } from './password.js';
 
 export interface OperatorRow {

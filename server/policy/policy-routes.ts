@@ -1,10 +1,9 @@
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import { CheckPolicyIn, CheckPolicyOut } from '../../schemas/policy.js';
-import { requireTenant } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
-import { checkPolicyFor, policyOut, putCheckPolicy, validatePolicy } from '../flows/check-policy.js';
-import { invalidateTemplateCache } from '../flows/templates.js';
 import { route } from '../http/router.js';
+import { invalidateTemplateCache } from '../templates/template-store.js';
+import { checkPolicyFor, policyOut, putCheckPolicy, validatePolicy } from './check-policy.js';
 
 const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
 const E403 = { description: 'A publishable key cannot read or change the policy', schema: ErrorEnvelope };
@@ -19,8 +18,7 @@ export function policyRoutes(sql: Sql) {
       tag: 'check_policy',
       auth: 'secret',
       responses: { 200: { description: 'The policy', schema: CheckPolicyOut }, 401: E401, 403: E403 },
-      handler: async ({ principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ tenant }) => {
         return { status: 200, body: policyOut(await checkPolicyFor(sql, tenant.tenant_id)) };
       },
     }),
@@ -38,8 +36,7 @@ export function policyRoutes(sql: Sql) {
         403: E403,
         422: { description: 'Validation error', schema: ValidationFailure },
       },
-      handler: async ({ body, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ body, tenant }) => {
         const stored = validatePolicy(body);
         const policy = await putCheckPolicy(sql, tenant.tenant_id, stored);
         invalidateTemplateCache(tenant.tenant_id);

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import { SessionCreateIn, SessionOut } from '../../schemas/operators.js';
 import { actorOf, piiHash, writeAudit } from '../audit/audit.js';
+import type { OperatorPrincipal, Principal } from '../auth/principal.js';
 import {
   checkCsrf,
   clearedSessionCookie,
@@ -12,7 +13,7 @@ import {
 } from '../auth/sessions.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import { type OperatorPrincipal, type Principal, route } from '../http/router.js';
+import { route } from '../http/router.js';
 import { type OperatorRow, operatorOut } from '../operators/operator-service.js';
 import { dummyHash, verifyPassword } from '../operators/password.js';
 

@@ -7,13 +7,11 @@ import {
   FlowTemplateParams,
   FlowTemplatePatchIn,
 } from '../../schemas/templates.js';
-import { requireTenant } from '../auth/authenticate.js';
 import type { Sql } from '../db/sql.js';
-import type { TemplateRow } from '../flows/templates.js';
-import { invalidateTemplateCache } from '../flows/templates.js';
 import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { createTemplate, getTemplate, patchTemplate, templateOut } from './template-service.js';
+import { invalidateTemplateCache, type TemplateRow } from './template-store.js';
 
 const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
 const E403 = { description: 'A publishable key cannot manage templates', schema: ErrorEnvelope };
@@ -36,8 +34,7 @@ export function templateRoutes(sql: Sql) {
         403: E403,
         422: E422,
       },
-      handler: async ({ query, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ query, tenant }) => {
         const { limit, after } = pageArgs(query);
         const rows = await sql<TemplateRow[]>`
           select * from flow_templates
@@ -66,8 +63,7 @@ export function templateRoutes(sql: Sql) {
         409: { description: 'The slug is taken in this tenant', schema: ErrorEnvelope },
         422: E422,
       },
-      handler: async ({ body, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ body, tenant }) => {
         return { status: 201, body: templateOut(await createTemplate(sql, tenant.tenant_id, body)) };
       },
     }),
@@ -86,8 +82,7 @@ export function templateRoutes(sql: Sql) {
         404: E404,
         422: E422,
       },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         return {
           status: 200,
           body: templateOut(await getTemplate(sql, tenant.tenant_id, params.flow_template_id)),
@@ -110,8 +105,7 @@ export function templateRoutes(sql: Sql) {
         404: E404,
         422: E422,
       },
-      handler: async ({ params, body, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, body, tenant }) => {
         const row = await patchTemplate(sql, tenant.tenant_id, params.flow_template_id, body);
         invalidateTemplateCache(tenant.tenant_id);
         return { status: 200, body: templateOut(row) };

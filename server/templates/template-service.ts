@@ -7,7 +7,7 @@ import type {
 } from '../../schemas/templates.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError, ValidationError, type ValidationIssue } from '../errors.js';
-import { isChecksOnly, type TemplateRow, templateById } from '../flows/templates.js';
+import { isChecksOnly, type TemplateRow, templateById } from './template-store.js';
 
 type Json = Parameters<Sql['json']>[0];
 

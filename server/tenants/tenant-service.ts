@@ -2,7 +2,7 @@ import type { TenantCreatedOut, TenantCreateIn } from '../../schemas/tenants.js'
 import { generateKey } from '../auth/keys.js';
 import type { Sql } from '../db/sql.js';
 import { invalid } from '../errors.js';
-import { DEFAULT_TEMPLATE } from '../flows/templates.js';
+import { DEFAULT_TEMPLATE } from '../templates/template-store.js';
 
 const DEFAULT_SELF_SERVE_ALLOWANCE = 250;
 

@@ -10,7 +10,6 @@ import {
   WebhookEndpointOut,
   WebhookEndpointPatchIn,
 } from '../../schemas/webhooks.js';
-import { requireTenant } from '../auth/authenticate.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
@@ -67,8 +66,7 @@ export function webhookRoutes(deps: WebhookDeps) {
         403: E403,
         422: E422,
       },
-      handler: async ({ body, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ body, tenant }) => {
         await checkUrl(body.url);
         const secret = newSigningSecret();
         const [row] = await sql<EndpointRow[]>`
@@ -93,8 +91,7 @@ export function webhookRoutes(deps: WebhookDeps) {
         403: E403,
         422: E422,
       },
-      handler: async ({ query, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ query, tenant }) => {
         const { limit, after } = pageArgs(query);
         const rows = await sql<EndpointRow[]>`
           select * from webhook_endpoints where tenant_id = ${tenant.tenant_id} and deleted_at is null
@@ -121,9 +118,9 @@ export function webhookRoutes(deps: WebhookDeps) {
         404: E404,
         422: E422,
       },
-      handler: async ({ params, principal }) => ({
+      handler: async ({ params, tenant }) => ({
         status: 200,
-        body: endpointOut(await mustFind(requireTenant(principal).tenant_id, params.endpoint_id)),
+        body: endpointOut(await mustFind(tenant.tenant_id, params.endpoint_id)),
       }),
     }),
     route({
@@ -142,8 +139,7 @@ export function webhookRoutes(deps: WebhookDeps) {
         404: E404,
         422: E422,
       },
-      handler: async ({ params, body, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, body, tenant }) => {
         const e = await mustFind(tenant.tenant_id, params.endpoint_id);
         if (body.url) await checkUrl(body.url);
         const enabled = body.enabled ?? e.enabled;
@@ -170,8 +166,7 @@ export function webhookRoutes(deps: WebhookDeps) {
       auth: 'secret',
       params: EndpointParams,
       responses: { 204: { description: 'Deleted' }, 401: E401, 404: E404, 422: E422 },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         const rows = await sql`
           update webhook_endpoints set deleted_at = now(), enabled = false, updated_at = now()
           where id = ${params.endpoint_id} and tenant_id = ${tenant.tenant_id} and deleted_at is null returning id`;
@@ -193,8 +188,7 @@ export function webhookRoutes(deps: WebhookDeps) {
         404: E404,
         422: E422,
       },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         const e = await mustFind(tenant.tenant_id, params.endpoint_id);
         const secret = newSigningSecret();
         const [row] = await sql<EndpointRow[]>`
@@ -224,8 +218,7 @@ export function webhookRoutes(deps: WebhookDeps) {
         404: E404,
         422: E422,
       },
-      handler: async ({ params, query, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, query, tenant }) => {
         await mustFind(tenant.tenant_id, params.endpoint_id);
         const { limit, after } = pageArgs(query);
         const rows = await sql<DeliveryRow[]>`
@@ -251,8 +244,7 @@ export function webhookRoutes(deps: WebhookDeps) {
         409: { description: 'The endpoint is disabled', schema: ErrorEnvelope },
         422: E422,
       },
-      handler: async ({ params, principal }) => {
-        const tenant = requireTenant(principal);
+      handler: async ({ params, tenant }) => {
         const e = await mustFind(tenant.tenant_id, params.endpoint_id);
         if (!e.enabled)
           throw new ApiError('conflict', { message: 'Enable the endpoint before redelivering' });

@@ -2,7 +2,7 @@ import type { FlowDecision } from '../../schemas/flows.js';
 import type { RequiredDocument } from '../../schemas/templates.js';
 import type { Sql } from '../db/sql.js';
 import { invalid } from '../errors.js';
-import { type CheckPolicy, policyFromRow, type StoredPolicy } from './check-policy.js';
+import { type CheckPolicy, policyFromRow, type StoredPolicy } from '../policy/check-policy.js';
 
 export const DEFAULT_TEMPLATE = {
   slug: 'default',

@@ -1,0 +1,22 @@
+/** Who may call a route: none; admin (X-Admin-Token); secret (tenant secret key); tenant (secret or publishable). */
+export type AuthMode = 'none' | 'admin' | 'secret' | 'tenant';
+
+export interface TenantPrincipal {
+  kind: 'secret' | 'publishable';
+  tenant_id: string;
+  key_id: string;
+  plan: 'self_serve' | 'contract';
+  allowed_origins: string[];
+}
+export type OperatorRole = 'analyst' | 'supervisor' | 'admin';
+/** An operator signed in to the dashboard with a session cookie (see server/auth/sessions.ts). */
+export interface OperatorPrincipal {
+  kind: 'operator';
+  tenant_id: string;
+  operator_id: string;
+  role: OperatorRole;
+  session_id: string;
+  plan: 'self_serve' | 'contract';
+  allowed_origins: string[];
+}
+export type Principal = { kind: 'anonymous' } | { kind: 'admin' } | TenantPrincipal | OperatorPrincipal;
