@@ -26,7 +26,7 @@ import { datasetRoutes } from './datasets/dataset-routes.js';
 import { activeVersion, type DatasetDeps, loadVersionIndex } from './datasets/dataset-store.js';
 import { migrate } from './db/migrate.js';
 import { connectRedis } from './db/redis.js';
-import { connectSql, ensureDatabase, type Sql } from './db/sql.js';
+import { connectSql, ensureDatabase, type Pool } from './db/sql.js';
 import { documentRoutes } from './documents/document-routes.js';
 import type { DocumentDeps } from './documents/document-service.js';
 import { startDocumentVerifyWorker } from './documents/document-verify-worker.js';
@@ -90,7 +90,7 @@ export async function dependency<T>(name: keyof typeof HINTS, fn: () => Promise<
 export interface App {
   config: Config;
   log: Logger;
-  sql: Sql;
+  sql: Pool;
   redis: Redis;
   nats: NatsConnection;
   bus: Bus;

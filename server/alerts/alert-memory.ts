@@ -1,5 +1,4 @@
-import type postgres from 'postgres';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql } from '../db/sql.js';
 import { isClosed } from './alert-states.js';
 
 /**
@@ -20,9 +19,6 @@ import { isClosed } from './alert-states.js';
  * Concurrent first screenings of the same subject may each raise an alert (nothing is locked): at worst a
  * duplicate, never a lost alert.
  */
-
-type Db = Sql | postgres.TransactionSql;
-type Json = Parameters<Sql['json']>[0];
 
 export interface AlertCandidate {
   subject_ref: string;
@@ -61,7 +57,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** Fingerprints of entities' list data, keyed `${version}|${entity_id}`. */
 export async function entityFingerprints(
-  db: Db,
+  db: Sql,
   pairs: { dataset_version: string | null; source_entity_id: string }[],
 ): Promise<Map<string, string>> {
   const wanted = pairs.filter((p): p is { dataset_version: string; source_entity_id: string } =>
@@ -80,7 +76,7 @@ export async function entityFingerprints(
 
 /** The newest alert of each (subject_ref, entity) pair, keyed `${subject_ref}\u0000${entity_id}`. */
 async function lastAlerts(
-  db: Db,
+  db: Sql,
   tenantId: string,
   pairs: { subject_ref: string; source_entity_id: string }[],
 ): Promise<Map<string, LastAlert>> {
@@ -103,7 +99,7 @@ const pairKey = (subjectRef: string, entityId: string) => `${subjectRef}\u0000${
 
 /** Verdicts for many hits at once (two queries). Within one call a repeated pair raises at most once. */
 export async function decideAlerts(
-  db: Db,
+  db: Sql,
   tenantId: string,
   candidates: AlertCandidate[],
 ): Promise<AlertVerdict[]> {
@@ -122,7 +118,7 @@ export async function decideAlerts(
 
 /** The single-pair form: does a hit of `entityId` for `subjectRef` with list data `fingerprint` raise an alert? */
 export async function shouldRaise(
-  db: Db,
+  db: Sql,
   tenantId: string,
   subjectRef: string,
   entityId: string,
@@ -135,14 +131,14 @@ export async function shouldRaise(
 /** Applies a refresh verdict: the alert gets the new evidence (same entity, changed list data), its updated_at
  * moves and an alert.updated event is written — in the caller's transaction. */
 export async function refreshAlertEvidence(
-  db: Db,
+  db: Sql,
   tenantId: string,
   alertId: string,
   evidence: Record<string, unknown>,
   checkId: string,
 ): Promise<void> {
   const [row] = await db<{ id: string; state: string; check_id: string }[]>`
-    update alerts set evidence = ${db.json({ ...evidence, refreshed_by_check_id: checkId } as Json)},
+    update alerts set evidence = ${json(db, { ...evidence, refreshed_by_check_id: checkId })},
       updated_at = now()
     where id = ${alertId} and tenant_id = ${tenantId}
     returning id, state, check_id`;

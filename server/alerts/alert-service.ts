@@ -10,7 +10,7 @@ import type {
 } from '../../schemas/alerts.js';
 import { roleAllows } from '../auth/authorize.js';
 import type { OperatorRole, Principal } from '../auth/principal.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql, transaction } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import {
@@ -20,9 +20,6 @@ import {
   roleToDispose,
   stateAfterAssign,
 } from './alert-states.js';
-
-type Db = Sql | postgres.TransactionSql;
-type Json = Parameters<Sql['json']>[0];
 
 /** Who works an alert. Operator sessions are themselves; the tenant secret key acts as an admin operator with a
  * stable pseudo id per key (`api_key:<key id>`), so two different keys are two different pairs of eyes. */
@@ -130,7 +127,7 @@ function alertOut(r: AlertViewRow): AlertOut {
 }
 
 /** The alert with its embedded summaries (applicant unless erased; assignee; check). */
-const VIEW = (db: Db) => db`
+const VIEW = (db: Sql) => db`
   select al.*,
     a.id as a_id, a.external_id as a_external_id,
     coalesce(nullif(concat_ws(' ', a.legal_name_first, a.legal_name_middle, a.legal_name_last), ''),
@@ -143,7 +140,7 @@ const VIEW = (db: Db) => db`
   left join applicants a on a.id = al.applicant_id and a.tenant_id = al.tenant_id and a.erased_at is null
   left join operators o on o.id::text = al.assigned_to and o.tenant_id = al.tenant_id`;
 
-export async function getAlert(db: Db, tenantId: string, alertId: string): Promise<AlertOut> {
+export async function getAlert(db: Sql, tenantId: string, alertId: string): Promise<AlertOut> {
   const [r] = await db<AlertViewRow[]>`${VIEW(db)} where al.id = ${alertId} and al.tenant_id = ${tenantId}`;
   if (!r) throw new ApiError('not_found', { message: 'Alert not found' });
   return alertOut(r);
@@ -195,7 +192,7 @@ async function change(
   action: AlertAction | 'approve' | 'reject',
   decide: (row: AlertRow & { evidence_hash: string }) => { to: AlertState; patch: Patch },
 ): Promise<AlertOut> {
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     const [row] = await tx<(AlertRow & { evidence_hash: string })[]>`
       select *, encode(sha256(convert_to(evidence::text, 'UTF8')), 'hex') as evidence_hash
       from alerts where id = ${alertId} and tenant_id = ${tenantId} for update`;
@@ -209,7 +206,7 @@ async function change(
     if (!updated.length) throw new ApiError('alert_state_conflict');
     await tx`
       insert into outbox_events (tenant_id, type, resource_id, payload)
-      values (${tenantId}, 'alert.updated', ${alertId}, ${tx.json({
+      values (${tenantId}, 'alert.updated', ${alertId}, ${json(tx, {
         alert_id: alertId,
         check_id: row.check_id,
         action,
@@ -218,7 +215,7 @@ async function change(
         actor_id: actor.id,
         assigned_to: ('assigned_to' in set ? set.assigned_to : row.assigned_to) ?? null,
         disposition: ('disposition' in set ? set.disposition : row.disposition) ?? null,
-      } as Json)})`;
+      })})`;
     return getAlert(tx, tenantId, alertId);
   }) as Promise<AlertOut>;
 }
@@ -276,7 +273,7 @@ export async function disposeAlert(
     const common = {
       disposition: body.disposition,
       disposition_reason: body.reason,
-      disposition_evidence: sql.json((body.evidence ?? []) as Json),
+      disposition_evidence: json(sql, body.evidence ?? []),
       disposed_by: actor.id,
       reviewed_by: null,
       reviewed_at: null,

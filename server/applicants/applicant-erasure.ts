@@ -1,8 +1,7 @@
 import { DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import type postgres from 'postgres';
 import { writeAudit } from '../audit/audit.js';
 import { type Bus, type RunningWorker, runWorker } from '../bus/jetstream.js';
-import type { Sql } from '../db/sql.js';
+import { type Sql, type Tx, transaction } from '../db/sql.js';
 import { applicantPrefix } from '../documents/document-keys.js';
 import type { Logger } from '../log.js';
 import type { ObjectStore } from '../storage/s3.js';
@@ -55,8 +54,6 @@ interface ForeignKey {
   child_col: string;
   parent_col: string;
 }
-
-type Tx = postgres.TransactionSql;
 
 class Purger {
   readonly counts: Record<string, number> = {};
@@ -147,7 +144,7 @@ export async function purgeApplicant(deps: ErasureDeps, erasureId: string): Prom
     where id = ${erasureId}`;
   await erasureHooks.afterObjectsDeleted?.(erasureId);
 
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     const [locked] = await tx<
       ErasureRow[]
     >`select * from applicant_erasures where id = ${erasureId} for update`;

@@ -1,4 +1,3 @@
-import type postgres from 'postgres';
 import type {
   ApplicantErasureOut,
   ApplicantListQuery,
@@ -9,7 +8,7 @@ import { actorOf, piiHash, writeAudit } from '../audit/audit.js';
 import { authorizeApplicantPatch } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
-import type { Sql } from '../db/sql.js';
+import { type Sql, transaction } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { page, pageArgs } from '../http/cursor.js';
 import type { RequestInfo } from '../http/router.js';
@@ -58,12 +57,7 @@ export async function listApplicants(
   return { items: p.rows.map(applicantOut), next_cursor: p.next_cursor };
 }
 
-async function visibleApplicant(
-  sql: Sql | postgres.TransactionSql,
-  tenantId: string,
-  id: string,
-  lock = false,
-): Promise<ApplicantRow> {
+async function visibleApplicant(sql: Sql, tenantId: string, id: string, lock = false): Promise<ApplicantRow> {
   const [row] = await sql<ApplicantRow[]>`
     select * from applicants where id = ${id} and tenant_id = ${tenantId} and erased_at is null
     ${lock ? sql`for update` : sql``}`;
@@ -97,7 +91,7 @@ export async function patchApplicant(
 ): Promise<ApplicantOut> {
   const fields = Object.keys(patch);
   authorizeApplicantPatch(principal, fields);
-  return deps.sql.begin(async (tx) => {
+  return transaction(deps.sql, async (tx) => {
     const cur = await visibleApplicant(tx, tenantId, id, true);
     const set: Record<string, unknown> = {};
     for (const f of COLUMN_FIELDS) {
@@ -172,7 +166,7 @@ export async function requestErasure(
   id: string,
   req: RequestInfo,
 ): Promise<ApplicantErasureOut> {
-  const { erasure, erasedAt } = await deps.sql.begin(async (tx) => {
+  const { erasure, erasedAt } = await transaction(deps.sql, async (tx) => {
     const a = await visibleApplicant(tx, tenantId, id, true);
     const open = await tx<{ id: string; status: string }[]>`
       select id, status from flows

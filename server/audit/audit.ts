@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
-import type postgres from 'postgres';
 import type { Principal } from '../auth/principal.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql } from '../db/sql.js';
 import type { AuditedCall } from '../http/server.js';
 import type { Logger } from '../log.js';
 
@@ -27,7 +26,6 @@ export interface AuditRow extends Omit<AuditEntry, 'details'> {
 }
 
 /** The pool or a transaction (sql.begin's tx): both run tagged-template queries. */
-export type Db = postgres.ISql;
 
 export function actorOf(p: Principal): { actor_type: ActorType; actor_id: string | null } {
   switch (p.kind) {
@@ -49,11 +47,11 @@ export function piiHash(key: string, value: string): string {
   return createHmac('sha256', key).update(value.trim().toLowerCase()).digest('hex');
 }
 
-export async function writeAudit(q: Db, e: AuditEntry): Promise<void> {
+export async function writeAudit(q: Sql, e: AuditEntry): Promise<void> {
   await q`
     insert into audit_log (tenant_id, actor_type, actor_id, action, resource_type, resource_id, request_id, details)
     values (${e.tenant_id}, ${e.actor_type}, ${e.actor_id}, ${e.action}, ${e.resource_type}, ${e.resource_id},
-            ${e.request_id}, ${q.json((e.details ?? {}) as postgres.JSONValue)})`;
+            ${e.request_id}, ${json(q, e.details ?? {})})`;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

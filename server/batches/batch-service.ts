@@ -3,7 +3,7 @@ import type { CheckBatchCreateIn } from '../../schemas/batches.js';
 import type { AmlDataset } from '../../schemas/common.js';
 import type { TenantPrincipal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql, transaction } from '../db/sql.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
 import { type BatchRow, batchOut } from './batch-store.js';
 
@@ -38,7 +38,7 @@ export async function createBatch(
   );
   await consumeAllowance(subjects.length);
   const id = randomUUID();
-  const batch = await sql.begin(async (tx) => {
+  const batch = await transaction(sql, async (tx) => {
     const [row] = await tx<BatchRow[]>`
       insert into check_batches (id, tenant_id, use_case, datasets, mode, policy_version, subject_count, chunk_size)
       values (${id}, ${tenant.tenant_id}, ${input.use_case ?? 'lookback'}, ${datasets}, 'async', ${policy.policy_version},
@@ -51,7 +51,7 @@ export async function createBatch(
         tenant_id: tenant.tenant_id,
         applicant_id: s.applicant_id,
         external_id: s.external_id,
-        subject: tx.json(s.subject as unknown as Parameters<typeof tx.json>[0]),
+        subject: json(tx, s.subject),
       }));
       await tx`insert into batch_subjects ${tx(slice)}`;
     }

@@ -4,7 +4,7 @@ import { decideAlerts, refreshAlertEvidence } from '../alerts/alert-memory.js';
 import { queueSlaAt } from '../alerts/alert-sla.js';
 import type { Bus, RunningWorker } from '../bus/jetstream.js';
 import { runWorker } from '../bus/jetstream.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql, transaction } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
@@ -34,7 +34,7 @@ export interface BatchWorkerDeps {
  * counters advanced by what this transaction changed. A crash anywhere rolls all of it back for the redelivery. */
 export async function processChunk(deps: BatchWorkerDeps, job: ChunkJob): Promise<{ screened: number }> {
   const { sql } = deps;
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     const [batch] = await tx<BatchRow[]>`select * from check_batches where id = ${job.batch_id}`;
     if (!batch || batch.status === 'completed' || batch.status === 'failed') return { screened: 0 };
     const rows = await tx<SubjectRow[]>`
@@ -42,7 +42,7 @@ export async function processChunk(deps: BatchWorkerDeps, job: ChunkJob): Promis
       where batch_id = ${job.batch_id} and idx >= ${job.from} and idx < ${job.to} and status = 'pending'
       order by idx for update skip locked`;
     if (!rows.length) return { screened: 0 };
-    const policy = await checkPolicyFor(tx as unknown as Sql, batch.tenant_id);
+    const policy = await checkPolicyFor(tx, batch.tenant_id);
     const outcomes: AmlCheckOutcome[] = await Promise.all(
       rows.map((r) =>
         runAmlScreen(
@@ -76,7 +76,7 @@ export async function processChunk(deps: BatchWorkerDeps, job: ChunkJob): Promis
         dataset_versions: [o.dataset_version],
         datasets: batch.datasets,
         policy_version: policy.policy_version,
-        evidence: tx.json(o.evidence as unknown as Parameters<typeof tx.json>[0]),
+        evidence: json(tx, o.evidence),
         completed_at: now,
         alert_count: 0,
       };
@@ -135,7 +135,7 @@ export async function processChunk(deps: BatchWorkerDeps, job: ChunkJob): Promis
         state: 'open',
         subject_ref: h.subject_ref,
         source_entity_id: m.entity_id,
-        evidence: tx.json(evidence as unknown as Parameters<typeof tx.json>[0]),
+        evidence: json(tx, evidence),
         four_eyes_required: policy.four_eyes_required,
         queue_sla_at: queueSlaAt(now, m.datasets, policy),
       });
@@ -173,7 +173,7 @@ export async function processChunk(deps: BatchWorkerDeps, job: ChunkJob): Promis
         updated_at = now()
       where id = ${batch.id}
       returning status`;
-    if (after?.status === 'completed') await emitCompleted(tx as unknown as Sql, batch.id);
+    if (after?.status === 'completed') await emitCompleted(tx, batch.id);
     return { screened: rows.length };
   });
 }
@@ -195,7 +195,7 @@ async function emitCompleted(tx: Sql, batchId: string): Promise<void> {
 
 /** After the last redelivery a chunk's still-pending subjects are counted as errors, so the batch still ends. */
 async function giveUpChunk(deps: BatchWorkerDeps, job: ChunkJob, err: unknown): Promise<void> {
-  await deps.sql.begin(async (tx) => {
+  await transaction(deps.sql, async (tx) => {
     const failed = await tx`
       update batch_subjects set status = 'error', error = ${(err as Error).message ?? String(err)}
       where batch_id = ${job.batch_id} and idx >= ${job.from} and idx < ${job.to} and status = 'pending'
@@ -208,7 +208,7 @@ async function giveUpChunk(deps: BatchWorkerDeps, job: ChunkJob, err: unknown): 
         completed_at = case when completed_count + error_count + ${failed.length} >= subject_count then now() else completed_at end,
         updated_at = now()
       where id = ${job.batch_id} returning status`;
-    if (after?.status === 'completed') await emitCompleted(tx as unknown as Sql, job.batch_id);
+    if (after?.status === 'completed') await emitCompleted(tx, job.batch_id);
   });
 }
 

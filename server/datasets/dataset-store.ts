@@ -3,7 +3,7 @@ import type { Entity, IngestIssue } from '../../ingest/entity.js';
 import { readSource } from '../../ingest/index.js';
 import { buildIndex, deserializeIndex, serializeIndex } from '../../matcher/index.js';
 import type { IndexData } from '../../matcher/types.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql, transaction } from '../db/sql.js';
 import type { ObjectStore } from '../storage/s3.js';
 import { checksumPath, localSource } from './source-fetch.js';
 
@@ -60,7 +60,7 @@ export async function createVersion(
 ): Promise<VersionRow> {
   const [row] = await sql<VersionRow[]>`
     insert into dataset_versions (name, status, sources, notes)
-    values (${opts.name}, 'building', ${sql.json(opts.sources as unknown as Parameters<typeof sql.json>[0])}, ${opts.notes ?? null})
+    values (${opts.name}, 'building', ${json(sql, opts.sources)}, ${opts.notes ?? null})
     returning *`;
   if (!row) throw new Error('dataset version insert returned nothing');
   return row;
@@ -142,7 +142,7 @@ export async function buildVersion(deps: DatasetDeps, versionId: string): Promis
           batch.push({
             version_id: versionId,
             entity_id: e.entity_id,
-            data: sql.json(e as unknown as Parameters<typeof sql.json>[0]),
+            data: json(sql, e),
           });
           if (batch.length >= INSERT_BATCH) await flush();
         }
@@ -170,7 +170,7 @@ export async function buildVersion(deps: DatasetDeps, versionId: string): Promis
     stats.build_ms = Math.round(performance.now() - started);
     const [row] = await sql<VersionRow[]>`
       update dataset_versions set status = 'ready', ready_at = now(), artifact_key = ${artifactKey(versionId)},
-        checksum = ${stats.checksum}, stats = ${sql.json(stats as unknown as Parameters<typeof sql.json>[0])}
+        checksum = ${stats.checksum}, stats = ${json(sql, stats)}
       where id = ${versionId} and status = 'building'
       returning *`;
     return row ?? (await getVersion(sql, versionId)) ?? version;
@@ -202,7 +202,7 @@ export async function promoteVersion(
   sql: Sql,
   versionId: string,
 ): Promise<VersionRow & { previous_id: string | null }> {
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(7351002)`;
     const [v] = await tx<VersionRow[]>`select * from dataset_versions where id = ${versionId} for update`;
     if (!v) throw new PromoteError('not_found', `dataset version ${versionId} not found`);

@@ -1,14 +1,14 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MIGRATIONS_DIR } from '../paths.js';
-import type { Sql } from './sql.js';
+import { type Sql, transaction } from './sql.js';
 
 /** Applies forward-only numbered migrations (NNN_name.sql) once each, under an advisory lock so that
  * several processes starting together do not race. Returns the names applied now. */
 export async function migrate(sql: Sql): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f)).sort();
   const applied: string[] = [];
-  await sql.begin(async (tx) => {
+  await transaction(sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(7351001)`;
     await tx`create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())`;
     const done = new Set(

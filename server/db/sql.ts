@@ -1,8 +1,25 @@
 import postgres from 'postgres';
 
-export type Sql = postgres.Sql;
+/** The connection pool: the only thing that opens a transaction (`begin`) or closes connections (`end`). */
+export type Pool = postgres.Sql;
+/** An open transaction (the argument of `pool.begin`). */
+export type Tx = postgres.TransactionSql;
+/** Where a query runs: the pool or an open transaction. Functions that only read and write take this, so a caller
+ * decides whether they join its transaction. */
+export type Sql = Pool | Tx;
 
-export function connectSql(url: string, max = 10): Sql {
+/** A jsonb parameter. postgres.js types `json()` with a JSONValue that rejects interfaces (no index signature):
+ * every TypeBox static type is serialisable, so this is the one place that widens. */
+export function json(sql: Sql, value: unknown): postgres.Parameter {
+  return sql.json(value as postgres.JSONValue);
+}
+
+/** Runs fn atomically: in a new transaction on the pool, or as part of the caller's open transaction. */
+export function transaction<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return 'savepoint' in sql ? fn(sql) : (sql.begin(fn) as Promise<T>);
+}
+
+export function connectSql(url: string, max = 10): Pool {
   return postgres(url, {
     max,
     onnotice: () => {},

@@ -15,7 +15,7 @@ import type {
 import { actorOf, writeAudit } from '../audit/audit.js';
 import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
-import type { Sql } from '../db/sql.js';
+import { type Sql, transaction } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import type { RequestInfo } from '../http/router.js';
 import type { Logger } from '../log.js';
@@ -101,7 +101,7 @@ export async function createDocument(
     new PutObjectCommand({ Bucket: store.bucket, Key: key, ContentType: mime }),
     { expiresIn, signableHeaders: new Set(['content-type']) },
   );
-  const row = await sql.begin(async (tx) => {
+  const row = await transaction(sql, async (tx) => {
     const [d] = await tx<DocumentRow[]>`
       insert into documents (id, tenant_id, flow_id, applicant_id, doc_type, side, mime_type, storage_key,
                              upload_expires_at)
@@ -174,7 +174,7 @@ export async function completeDocument(
   req: RequestInfo,
 ): Promise<{ document_id: string; upload_status: UploadStatus }> {
   await documentOf(deps.sql, tenantId, flowId, id);
-  const moved = await deps.sql.begin(async (tx) => {
+  const moved = await transaction(deps.sql, async (tx) => {
     const [d] = await tx<DocumentRow[]>`
       update documents set upload_status = 'uploaded', completed_at = coalesce(completed_at, now()), updated_at = now()
       where id = ${id} and tenant_id = ${tenantId} and upload_status in ('pending', 'uploaded')

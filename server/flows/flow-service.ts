@@ -1,7 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import type { Redis } from 'ioredis';
-import type postgres from 'postgres';
 import type { AmlDataset } from '../../schemas/common.js';
 import type { FlowCreateIn, FlowDecideIn, FlowDecision, FlowOut, FlowOutB } from '../../schemas/flows.js';
 import type { TenantPrincipal } from '../auth/principal.js';
@@ -15,7 +14,7 @@ import {
   runCheck,
   subjectName,
 } from '../checks/check-runners.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql, type Tx, transaction } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
 import type { RequestInfo } from '../http/router.js';
@@ -47,9 +46,6 @@ export interface FlowDeps {
   piiKey: string;
   trustedProxies: BlockList;
 }
-
-type Tx = postgres.TransactionSql;
-type Json = Parameters<Sql['json']>[0];
 
 const checkDeps = (d: FlowDeps): CheckRunDeps => ({
   pool: d.pool,
@@ -243,7 +239,7 @@ export async function createFlow(
       decision_reason_codes: d.reason_codes,
       execution_mode: mode,
       datasets,
-      client_metadata: sql.json(meta as unknown as Json),
+      client_metadata: json(sql, meta),
       policy_version: policy.policy_version,
       completed_at: decided ? new Date() : null,
     },
@@ -309,7 +305,7 @@ export async function startProcessing(
   tenant: TenantPrincipal,
   flowId: string,
 ): Promise<void> {
-  await deps.sql.begin(async (tx) => {
+  await transaction(deps.sql, async (tx) => {
     const flow = await loadFlow(tx, tenant.tenant_id, flowId, true);
     assertCan(flow.status, 'process', 'PROCESSING');
     if (tenant.plan === 'self_serve') await consumeAllowance(tx, tenant.tenant_id);
@@ -406,7 +402,7 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
     recorded.push(row);
   }
   const missing = await missingInputs(sql, flow, template);
-  await sql.begin(async (tx) => {
+  await transaction(sql, async (tx) => {
     if (missing.length) {
       await tx`
         update flows set status = 'AWAITING_INPUT', policy_version = ${policy.policy_version}, updated_at = now()
@@ -443,7 +439,7 @@ export class RunNotCommitted extends Error {
 export async function giveUpFlowJob(deps: FlowDeps, job: FlowJob, err: unknown): Promise<void> {
   if (err instanceof RunNotCommitted) return;
   const { sql } = deps;
-  await sql.begin(async (tx) => {
+  await transaction(sql, async (tx) => {
     const [flow] = await tx<FlowRow[]>`
       update flows set status = 'FAILED', failure_reason = ${(err as Error).message ?? String(err)},
         completed_at = now(), updated_at = now()
@@ -467,7 +463,7 @@ export async function decideFlowReview(
   input: FlowDecideIn,
   actor: string,
 ): Promise<FlowOut> {
-  const flow = await sql.begin(async (tx) => {
+  const flow = await transaction(sql, async (tx) => {
     const current = await loadFlow(tx, tenantId, flowId, true);
     const status = statusForDecision(input.decision);
     assertCan(current.status, 'decide', status);
@@ -527,7 +523,7 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
     policy,
     run_key: `rerun:${randomUUID()}`,
   });
-  const updated = await sql.begin(async (tx) => {
+  const updated = await transaction(sql, async (tx) => {
     const current = await loadFlow(tx, tenant.tenant_id, flowId, true);
     await recordCheck(tx, rec, sql);
     if (current.status !== 'NEEDS_REVIEW' || current.reviewed_by || !template) return current;

@@ -4,15 +4,13 @@ import { decideAlerts } from '../alerts/alert-memory.js';
 import { queueSlaAt } from '../alerts/alert-sla.js';
 import type { CheckRow } from '../checks/check-model.js';
 import type { AlertDraft, CheckOutcome } from '../checks/check-runners.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql, type Tx, transaction } from '../db/sql.js';
 import { type OutboxRow, outboxEvent } from '../outbox/outbox.js';
 import type { CheckPolicy } from '../policy/check-policy.js';
 import type { FlowRow } from './flow-model.js';
 import { decideCheck } from './rules.js';
 
-type Json = Parameters<Sql['json']>[0];
 type Row = Record<string, unknown>;
-type TxOrSql = Sql | postgres.TransactionSql;
 
 export interface CheckContext {
   tenant_id: string;
@@ -69,7 +67,7 @@ export function buildCheckRecord(sql: Sql, o: CheckOutcome, ctx: CheckContext): 
     datasets: o.datasets,
     policy_version: ctx.policy.policy_version,
     error: o.error,
-    evidence: sql.json(o.evidence as Json),
+    evidence: json(sql, o.evidence),
     alert_count: alerts.length,
     run_key: ctx.run_key,
     completed_at: now,
@@ -98,7 +96,7 @@ export function buildCheckRecord(sql: Sql, o: CheckOutcome, ctx: CheckContext): 
 }
 
 export const eventRows = (sql: Sql, events: OutboxRow[]) =>
-  events.map((e) => ({ ...e, payload: sql.json(e.payload as Json) }));
+  events.map((e) => ({ ...e, payload: json(sql, e.payload) }));
 
 /**
  * Inserts a new flow with everything created with it in ONE statement (data-modifying CTEs): applicant, flow,
@@ -225,7 +223,7 @@ async function writeGraphs(
   }
   refreshes.forEach((r, i) => {
     ctes.push(sql`${sql(`rf${i}`)} as (
-      update alerts set evidence = ${sql.json(r.evidence as Json)}, updated_at = now()
+      update alerts set evidence = ${json(sql, r.evidence)}, updated_at = now()
       where id = ${r.alert_id} returning id )`);
   });
   if (events.length) {
@@ -266,11 +264,11 @@ export function reviveCheck(c: CheckRow): CheckRow {
  * of the same job) is returned instead, and its alerts and events are not written again.
  */
 export async function recordCheck(
-  sql: TxOrSql,
+  sql: Sql,
   rec: CheckRecord,
   jsonSql: Sql,
 ): Promise<{ row: CheckRow; inserted: boolean }> {
-  const run = async (tx: postgres.TransactionSql) => {
+  const run = async (tx: Tx) => {
     const memory = await rememberAlerts(tx, [rec.row], rec.alerts, rec.events);
     const [inserted] = await tx<CheckRow[]>`
       insert into checks ${tx(rec.row)}
@@ -285,19 +283,18 @@ export async function recordCheck(
     if (memory.alerts.length)
       await tx`insert into alerts ${tx(alertRows(jsonSql, memory.alerts))} on conflict do nothing`;
     for (const r of memory.refreshes) {
-      await tx`update alerts set evidence = ${jsonSql.json(r.evidence as Json)}, updated_at = now()
+      await tx`update alerts set evidence = ${json(jsonSql, r.evidence)}, updated_at = now()
         where id = ${r.alert_id}`;
     }
     if (memory.events.length) await tx`insert into outbox_events ${tx(eventRows(jsonSql, memory.events))}`;
     return { row: inserted, inserted: true };
   };
-  if ('savepoint' in sql) return run(sql as postgres.TransactionSql);
-  return (sql as Sql).begin(run) as Promise<{ row: CheckRow; inserted: boolean }>;
+  return transaction(sql, run);
 }
 
 /** Alert rows as inserted: evidence as jsonb. */
 export const alertRows = (sql: Sql, alerts: Row[]) =>
-  alerts.map((a) => ({ ...a, evidence: sql.json(a.evidence as Json) }));
+  alerts.map((a) => ({ ...a, evidence: json(sql, a.evidence) }));
 
 /**
  * The false-positive memory for flow checks (server/alerts/alert-memory.ts): drops the drafted alerts that must not
@@ -306,7 +303,7 @@ export const alertRows = (sql: Sql, alerts: Row[]) =>
  * evidence a changed entity refreshes (with their alert.updated events). Mutates the check rows and events given.
  */
 export async function rememberAlerts(
-  db: Sql | postgres.TransactionSql,
+  db: Sql | Tx,
   checks: Row[],
   alerts: Row[],
   events: OutboxRow[],

@@ -7,7 +7,7 @@ import {
   MonitorParams,
 } from '../../schemas/monitors.js';
 import type { Bus } from '../bus/jetstream.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { route } from '../http/router.js';
@@ -68,7 +68,7 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
             tenant_id: tenant.tenant_id,
             applicant_id: body.applicant_id ?? null,
             external_id: body.external_id ?? null,
-            subjects: sql.json(body.subjects as unknown as Parameters<typeof sql.json>[0]),
+            subjects: json(sql, body.subjects),
             datasets: body.datasets ?? policy.default_datasets,
             policy_version: policy.policy_version,
             interval_hours: interval,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Match } from '../../matcher/types.js';
 import { decideAlerts, refreshAlertEvidence } from '../alerts/alert-memory.js';
 import { queueSlaAt } from '../alerts/alert-sla.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql, transaction } from '../db/sql.js';
 import { type CheckPolicy, checkPolicyFor } from '../policy/check-policy.js';
 import { type MonitorRow, subjectRef } from './monitor-store.js';
 
@@ -43,7 +43,7 @@ export async function recordMonitorCheck(
   const p = policy ?? (await checkPolicyFor(sql, monitor.tenant_id));
   const hits = screen.matches.filter((m) => m.score >= m.evidence.threshold);
   const checkId = randomUUID();
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     const ref = subjectRef(monitor);
     const verdicts = await decideAlerts(
       tx,
@@ -81,13 +81,13 @@ export async function recordMonitorCheck(
         dataset_versions: [screen.dataset_version],
         datasets: monitor.datasets,
         policy_version: p.policy_version,
-        evidence: tx.json({
+        evidence: json(tx, {
           monitor_id: monitor.id,
           subjects: monitor.subjects,
           algorithm: p.aml_match_policy.algorithm,
           matches: screen.matches,
           ...(screen.delta ? { delta: screen.delta } : {}),
-        } as unknown as Parameters<typeof tx.json>[0]),
+        }),
         alert_count: raise.length,
         completed_at: new Date(),
       })}`;
@@ -103,12 +103,12 @@ export async function recordMonitorCheck(
           applicant_id: monitor.applicant_id,
           subject_ref: ref,
           source_entity_id: h.entity_id,
-          evidence: tx.json({
+          evidence: json(tx, {
             match: h,
             entity_fingerprint: fingerprints.get(h.entity_id) ?? null,
             dataset_version: screen.dataset_version,
             monitor_id: monitor.id,
-          } as unknown as Parameters<typeof tx.json>[0]),
+          }),
           four_eyes_required: p.four_eyes_required,
           queue_sla_at: queueSlaAt(new Date(), h.datasets, p),
         })}`;

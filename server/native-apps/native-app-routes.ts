@@ -9,7 +9,7 @@ import {
 } from '../../schemas/native-apps.js';
 import { actorOf, writeAudit } from '../audit/audit.js';
 import { requireAdminAuthority, tenantOf } from '../auth/authorize.js';
-import type { Sql } from '../db/sql.js';
+import { type Sql, transaction } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
@@ -82,30 +82,28 @@ export function nativeAppRoutes(sql: Sql) {
           ios_team_id: body.ios_team_id ?? null,
           android_signing_fingerprints: body.android_signing_fingerprints ?? [],
         });
-        const row = await sql
-          .begin(async (tx) => {
-            const [r] = await tx<NativeAppRow[]>`
+        const row = await transaction(sql, async (tx) => {
+          const [r] = await tx<NativeAppRow[]>`
               insert into native_apps (tenant_id, platform, identifier, tenant_path, ios_team_id,
                                        android_signing_fingerprints, enabled, environments)
               values (${tenant_id}, ${app.platform}, ${app.identifier}, ${body.tenant_path}, ${app.ios_team_id},
                       ${app.android_signing_fingerprints}, ${body.enabled ?? true},
                       ${body.environments ?? ['production']})
               returning *`;
-            if (!r) throw new Error('native app insert returned nothing');
-            await writeAudit(tx, {
-              tenant_id,
-              ...actorOf(principal),
-              action: 'native_app.created',
-              resource_type: 'native_app',
-              resource_id: r.id,
-              request_id: req.request_id,
-              details: { platform: r.platform, identifier: r.identifier },
-            });
-            return r;
-          })
-          .catch((err: unknown) => {
-            throw duplicate(err);
+          if (!r) throw new Error('native app insert returned nothing');
+          await writeAudit(tx, {
+            tenant_id,
+            ...actorOf(principal),
+            action: 'native_app.created',
+            resource_type: 'native_app',
+            resource_id: r.id,
+            request_id: req.request_id,
+            details: { platform: r.platform, identifier: r.identifier },
           });
+          return r;
+        }).catch((err: unknown) => {
+          throw duplicate(err);
+        });
         return { status: 201, body: nativeAppOut(row), audited: true };
       },
     }),
@@ -166,21 +164,20 @@ export function nativeAppRoutes(sql: Sql) {
       handler: async ({ params, body, principal, req }) => {
         requireAdminAuthority(principal);
         const { tenant_id } = tenantOf(principal);
-        const row = await sql
-          .begin(async (tx) => {
-            const [cur] = await tx<NativeAppRow[]>`
+        const row = await transaction(sql, async (tx) => {
+          const [cur] = await tx<NativeAppRow[]>`
               select * from native_apps where id = ${params.native_app_id} and tenant_id = ${tenant_id} for update`;
-            if (!cur) throw new ApiError('not_found', { message: 'Native app not found' });
-            const app = validateNativeApp({
-              platform: cur.platform,
-              identifier: body.identifier ?? cur.identifier,
-              ios_team_id: body.ios_team_id === undefined ? cur.ios_team_id : body.ios_team_id,
-              android_signing_fingerprints:
-                body.android_signing_fingerprints === undefined
-                  ? cur.android_signing_fingerprints
-                  : (body.android_signing_fingerprints ?? []),
-            });
-            const [r] = await tx<NativeAppRow[]>`
+          if (!cur) throw new ApiError('not_found', { message: 'Native app not found' });
+          const app = validateNativeApp({
+            platform: cur.platform,
+            identifier: body.identifier ?? cur.identifier,
+            ios_team_id: body.ios_team_id === undefined ? cur.ios_team_id : body.ios_team_id,
+            android_signing_fingerprints:
+              body.android_signing_fingerprints === undefined
+                ? cur.android_signing_fingerprints
+                : (body.android_signing_fingerprints ?? []),
+          });
+          const [r] = await tx<NativeAppRow[]>`
               update native_apps set
                 identifier = ${app.identifier},
                 tenant_path = ${body.tenant_path ?? cur.tenant_path},
@@ -191,21 +188,20 @@ export function nativeAppRoutes(sql: Sql) {
                 updated_at = now()
               where id = ${cur.id} and tenant_id = ${tenant_id}
               returning *`;
-            if (!r) throw new Error('native app update returned nothing');
-            await writeAudit(tx, {
-              tenant_id,
-              ...actorOf(principal),
-              action: 'native_app.updated',
-              resource_type: 'native_app',
-              resource_id: r.id,
-              request_id: req.request_id,
-              details: { fields: Object.keys(body).sort() },
-            });
-            return r;
-          })
-          .catch((err: unknown) => {
-            throw duplicate(err);
+          if (!r) throw new Error('native app update returned nothing');
+          await writeAudit(tx, {
+            tenant_id,
+            ...actorOf(principal),
+            action: 'native_app.updated',
+            resource_type: 'native_app',
+            resource_id: r.id,
+            request_id: req.request_id,
+            details: { fields: Object.keys(body).sort() },
           });
+          return r;
+        }).catch((err: unknown) => {
+          throw duplicate(err);
+        });
         return { status: 200, body: nativeAppOut(row), audited: true };
       },
     }),

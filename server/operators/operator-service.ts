@@ -1,7 +1,7 @@
 import type { OperatorCreateIn, OperatorOut, OperatorPatchIn } from '../../schemas/operators.js';
 import { actorOf, writeAudit } from '../audit/audit.js';
 import type { OperatorRole, Principal } from '../auth/principal.js';
-import type { Sql } from '../db/sql.js';
+import { type Sql, transaction } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { page, pageArgs } from '../http/cursor.js';
 import type { RequestInfo } from '../http/router.js';
@@ -41,7 +41,7 @@ export async function createOperator(
 ): Promise<OperatorOut> {
   const passwordHash = await hashPassword(input.password);
   try {
-    return await sql.begin(async (tx) => {
+    return await transaction(sql, async (tx) => {
       const [o] = await tx<OperatorRow[]>`
         insert into operators (tenant_id, email, name, role, password_hash)
         values (${tenantId}, ${input.email.trim().toLowerCase()}, ${input.name}, ${input.role}, ${passwordHash})
@@ -96,7 +96,7 @@ export async function updateOperator(
     throw new ApiError('forbidden', { message: 'An admin cannot disable or demote themselves' });
   }
   const passwordHash = input.password ? await hashPassword(input.password) : null;
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     const [o] = await tx<OperatorRow[]>`
       update operators set
         name = coalesce(${input.name ?? null}, name),

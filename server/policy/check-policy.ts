@@ -3,7 +3,7 @@ import { ALGORITHMS, resolvePolicy } from '../../matcher/index.js';
 import type { MatchPolicy } from '../../matcher/types.js';
 import type { AmlDataset } from '../../schemas/common.js';
 import type { CheckPolicyIn, CheckPolicyOut } from '../../schemas/policy.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql, transaction } from '../db/sql.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 
 export interface CheckPolicy {
@@ -107,11 +107,11 @@ export function validatePolicy(input: CheckPolicyIn): StoredPolicy {
 
 /** Stores a new version; concurrent PUTs serialise on the tenant row so versions never collide. */
 export async function putCheckPolicy(sql: Sql, tenantId: string, stored: StoredPolicy): Promise<CheckPolicy> {
-  const version = await sql.begin(async (tx) => {
+  const version = await transaction(sql, async (tx) => {
     await tx`select 1 from tenants where id = ${tenantId} for update`;
     const [row] = await tx<{ version: number }[]>`
       insert into check_policies (tenant_id, version, policy)
-      select ${tenantId}, coalesce(max(version), 0) + 1, ${tx.json(stored as unknown as Parameters<typeof tx.json>[0])}
+      select ${tenantId}, coalesce(max(version), 0) + 1, ${json(tx, stored)}
       from check_policies where tenant_id = ${tenantId}
       returning version`;
     if (!row) throw new Error('policy insert returned nothing');

@@ -11,7 +11,7 @@ import {
   type SessionSettings,
   sessionCookie,
 } from '../auth/sessions.js';
-import type { Sql } from '../db/sql.js';
+import { type Sql, transaction } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { route } from '../http/router.js';
 import { type OperatorRow, operatorOut } from '../operators/operator-service.js';
@@ -120,7 +120,7 @@ export function sessionRoutes(deps: SessionDeps) {
         if (op.tenant_status === 'pending_verification') throw new ApiError('tenant_pending_verification');
         await throttle.succeed(body.tenant_id, email, req.ip);
         const { token, hash } = newSessionToken();
-        const expiresAt = await sql.begin(async (tx) => {
+        const expiresAt = await transaction(sql, async (tx) => {
           const [s] = await tx<{ id: string; expires_at: Date }[]>`
             insert into operator_sessions (tenant_id, operator_id, token_hash, expires_at)
             values (${op.tenant_id}, ${op.id}, ${hash}, now() + make_interval(secs => ${settings.ttlSeconds}))
@@ -187,7 +187,7 @@ export function sessionRoutes(deps: SessionDeps) {
       },
       handler: async ({ principal, req }) => {
         const p = requireOperator(principal);
-        await sql.begin(async (tx) => {
+        await transaction(sql, async (tx) => {
           await tx`
             update operator_sessions set revoked_at = now()
             where id = ${p.session_id} and tenant_id = ${p.tenant_id} and revoked_at is null`;

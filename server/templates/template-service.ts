@@ -5,11 +5,9 @@ import type {
   FlowTemplatePatchIn,
   RequiredDocument,
 } from '../../schemas/templates.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql, transaction } from '../db/sql.js';
 import { ApiError, ValidationError, type ValidationIssue } from '../errors.js';
 import { isChecksOnly, type TemplateRow, templateById } from './template-store.js';
-
-type Json = Parameters<Sql['json']>[0];
 
 export function templateOut(t: TemplateRow): FlowTemplateOut {
   return {
@@ -96,7 +94,7 @@ export async function createTemplate(
       document_capture_mode: input.document_capture_mode ?? 'live_or_upload',
       passport_nfc_behavior: input.passport_nfc_behavior ?? 'optional',
       intake_fields: input.intake_fields ?? [],
-      required_documents: sql.json(shape.required_documents as unknown as Json),
+      required_documents: json(sql, shape.required_documents),
       default_decision: input.default_decision ?? 'AUTO_APPROVED',
     })}
     on conflict (tenant_id, slug) do nothing
@@ -123,7 +121,7 @@ export async function patchTemplate(
   id: string,
   p: FlowTemplatePatchIn,
 ): Promise<TemplateRow> {
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     const [cur] = await tx<TemplateRow[]>`
       select * from flow_templates where id = ${id} and tenant_id = ${tenantId} for update`;
     if (!cur) throw new ApiError('not_found', { message: 'Flow template not found' });
@@ -150,7 +148,7 @@ export async function patchTemplate(
     const [row] = await tx<TemplateRow[]>`
       update flow_templates set ${tx({
         ...next,
-        required_documents: tx.json(next.required_documents as unknown as Json),
+        required_documents: json(tx, next.required_documents),
         updated_at: new Date(),
       })}
       where id = ${id} and tenant_id = ${tenantId}

@@ -1,6 +1,6 @@
 import type { TenantCreatedOut, TenantCreateIn } from '../../schemas/tenants.js';
 import { generateKey } from '../auth/keys.js';
-import type { Sql } from '../db/sql.js';
+import { type Sql, transaction } from '../db/sql.js';
 import { invalid } from '../errors.js';
 import { DEFAULT_TEMPLATE } from '../templates/template-store.js';
 
@@ -32,7 +32,7 @@ export async function createTenant(
   const allowance = plan === 'self_serve' ? (input.allowance ?? DEFAULT_SELF_SERVE_ALLOWANCE) : null;
   const secret = generateKey('secret');
   const publishable = generateKey('publishable');
-  const tenant = await sql.begin(async (tx) => {
+  const tenant = await transaction(sql, async (tx) => {
     const [row] = await tx<TenantRow[]>`
       insert into tenants (name, plan, status, allowance, allowed_origins, is_demo)
       values (${input.name}, ${plan}, ${input.status ?? 'active'}, ${allowance}, ${input.allowed_origins ?? []}, ${opts.is_demo ?? false})
@@ -67,7 +67,7 @@ export async function rotateKeys(
 ): Promise<{ secret_key: string; publishable_key: string }> {
   const secret = generateKey('secret');
   const publishable = generateKey('publishable');
-  await sql.begin(async (tx) => {
+  await transaction(sql, async (tx) => {
     await tx`update api_keys set revoked_at = now() where tenant_id = ${tenantId} and revoked_at is null`;
     await tx`
       insert into api_keys (tenant_id, kind, key_hash, key_prefix) values

@@ -1,6 +1,6 @@
 import type { Bus, RunningWorker } from '../bus/jetstream.js';
 import { runWorker } from '../bus/jetstream.js';
-import type { Sql } from '../db/sql.js';
+import { type Sql, transaction } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { signatureHeader, unseal } from './signature.js';
 import { refuseTarget } from './url-policy.js';
@@ -125,7 +125,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
         insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms)
         values (${ctx.id}, ${attempt}, ${status_code}, ${error}, ${duration_ms})`;
       if (!error) {
-        await sql.begin(async (tx) => {
+        await transaction(sql, async (tx) => {
           await tx`
             update webhook_deliveries set status = 'succeeded', attempts = attempts + 1, last_status_code = ${status_code},
               last_error = null, next_attempt_at = null, delivered_at = now(), updated_at = now()
@@ -135,7 +135,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
         return;
       }
       const next_s = deps.schedule_s[attempt - 1];
-      await sql.begin(async (tx) => {
+      await transaction(sql, async (tx) => {
         await tx`
           update webhook_deliveries set status = 'retrying', attempts = attempts + 1, last_status_code = ${status_code},
             last_error = ${error}, updated_at = now(),
@@ -147,7 +147,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
     },
     async onGiveUp(job) {
       // the receiver failed for the whole retry schedule: stop sending until the tenant re-enables the endpoint
-      await sql.begin(async (tx) => {
+      await transaction(sql, async (tx) => {
         const [d] = await tx<{ endpoint_id: string }[]>`
           update webhook_deliveries set status = 'failed', next_attempt_at = null, updated_at = now()
           where id = ${job.delivery_id} returning endpoint_id`;

@@ -1,5 +1,5 @@
 import type { Bus } from '../bus/jetstream.js';
-import type { Sql } from '../db/sql.js';
+import { type Sql, transaction } from '../db/sql.js';
 import type { Logger } from '../log.js';
 
 interface OutboxRow {
@@ -16,7 +16,7 @@ const BATCH = 200;
  * find the row); deliveries whose job was never published — a crash between commit and publish, or NATS down — are
  * published by a later pass. Returns the number of events relayed. */
 export async function relayOnce(sql: Sql, bus: Bus): Promise<number> {
-  const { relayed, created } = await sql.begin(async (tx) => {
+  const { relayed, created } = await transaction(sql, async (tx) => {
     const events = await tx<OutboxRow[]>`
       select id, tenant_id, type from outbox_events
       where delivered_at is null order by seq limit ${BATCH} for update skip locked`;
