@@ -9,6 +9,8 @@ Commands:
   ingest --format F --source P  parse a list into a new dataset version [--name N] [--promote]
   screen --list F:PATH ...      screen JSON-lines subjects from stdin offline [--threshold X] [--limit K] [--datasets a,b]
   compare                       score {"schema","a","b"} JSON lines from stdin offline
+  face-match                    compare the faces of {"a": FILE, "b": FILE} JSON lines from stdin offline
+                                [--threshold X]; exit 0 once stdin is read (bad lines are error lines)
 
 Environment: see .env.example (DATABASE_URL, REDIS_URL, NATS_URL, PORT, HOST, ADMIN_TOKEN, MATCHER_THREADS …)`;
 
@@ -25,6 +27,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./screen-command.js')).screenCommand(rest);
     case 'compare':
       return (await import('./screen-command.js')).compareCommand(rest);
+    case 'face-match':
+      return (await import('./face-match-command.js')).faceMatchCommand(rest);
     case undefined:
     case 'help':
     case '--help':
