@@ -41,6 +41,7 @@ export const ERRORS = {
   idempotency_key_reused: {
     status: 422,
     message: 'The Idempotency-Key was already used with a different body',
+    loc: ['header', 'idempotency-key'],
   },
   idempotency_in_flight: {
     status: 409,
@@ -49,14 +50,18 @@ export const ERRORS = {
   payload_too_large: { status: 413, message: 'Request body is too large' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json' },
   validation_failed: { status: 422, message: 'The request is invalid' },
-  unsupported_operation: { status: 422, message: 'The operation is not supported in the current state' },
+  unsupported_operation: {
+    status: 422,
+    message: 'The operation is not supported in the current state',
+    loc: ['path', 'flow_id'],
+  },
   rate_limited: { status: 429, message: 'Too many requests' },
   login_locked: { status: 429, message: 'Too many failed sign-in attempts; try again later' },
   internal_error: { status: 500, message: 'Internal error' },
   overloaded: { status: 503, message: 'The screening pool is at capacity; retry shortly' },
   matcher_unavailable: { status: 503, message: 'No dataset version is loaded yet' },
   shutting_down: { status: 503, message: 'The server is shutting down' },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies Record<string, { status: number; message: string; loc?: readonly string[] }>;
 
 export type ErrorCode = keyof typeof ERRORS;
 
@@ -65,16 +70,25 @@ export class ApiError extends Error {
   readonly status: number;
   readonly details: Record<string, unknown> | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** where the offending input is, for a 422's detail[] (default: the catalogue's loc, else ["body"]) */
+  readonly loc: (string | number)[] | undefined;
 
   constructor(
     code: ErrorCode,
-    opts: { message?: string; details?: Record<string, unknown>; headers?: Record<string, string> } = {},
+    opts: {
+      message?: string;
+      details?: Record<string, unknown>;
+      headers?: Record<string, string>;
+      loc?: (string | number)[];
+    } = {},
   ) {
     super(opts.message ?? ERRORS[code].message);
     this.code = code;
     this.status = ERRORS[code].status;
     this.details = opts.details;
     this.headers = opts.headers;
+    const entry = ERRORS[code];
+    this.loc = opts.loc ?? ('loc' in entry ? [...entry.loc] : undefined);
   }
 }
 

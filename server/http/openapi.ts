@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import type { CompiledRoute } from './router.js';
 
 /** Strips TypeBox's symbol keys by a JSON round trip; JSON Schema 2020-12 is OpenAPI 3.1's dialect. */
@@ -42,6 +43,16 @@ export function buildOpenApi(routes: CompiledRoute[], version: string): Record<s
         ...(doc.schema ? { content: { 'application/json': { schema: plain(doc.schema) } } } : {}),
       };
     }
+    // answers every operation can give, whether or not its route lists them: a 422 (the query string and the text
+    // rule apply everywhere) and any other error in the one envelope
+    responses['422'] ??= {
+      description: 'Validation error',
+      content: { 'application/json': { schema: plain(ValidationFailure) } },
+    };
+    responses.default ??= {
+      description: 'Error (error.code from the catalogue)',
+      content: { 'application/json': { schema: plain(ErrorEnvelope) } },
+    };
     const op: Record<string, unknown> = {
       operationId: spec.operationId,
       summary: spec.summary,

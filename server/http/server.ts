@@ -7,6 +7,7 @@ import { ApiError, ERRORS, ValidationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { CompiledRoute, Reply, RequestInfo, Router } from './router.js';
+import { decodeBody, parseJson, parseQuery } from './validation.js';
 
 type RouteSpec = CompiledRoute['spec'];
 
@@ -54,7 +55,12 @@ export function errorReply(err: unknown, log: Logger, req: RequestInfo | undefin
   if (err instanceof ApiError) {
     const error: Record<string, unknown> = { code: err.code, message: err.message };
     if (err.details) error.details = err.details;
-    return { status: err.status, body: { error }, ...(err.headers ? { headers: err.headers } : {}) };
+    // every 422 carries the spec's detail[] (HTTPValidationError), whatever raised it
+    const body =
+      err.status === 422
+        ? { detail: [{ loc: err.loc ?? ['body'], msg: err.message, type: err.code }], error }
+        : { error };
+    return { status: err.status, body, ...(err.headers ? { headers: err.headers } : {}) };
   }
   // anything else is our bug: log it with context, tell the caller only the request id
   log.error({ err, method: req?.method, path: req?.path, request_id: req?.request_id }, 'unhandled error');
@@ -203,18 +209,10 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
             details: { content_type: headers['content-type'] ?? null },
           });
         }
-        const text = raw?.toString('utf8') ?? '';
-        try {
-          body = JSON.parse(text);
-        } catch (e) {
-          throw new ValidationError([
-            { loc: ['body'], msg: `JSON decode error: ${(e as Error).message}`, type: 'json_invalid' },
-          ]);
-        }
+        body = parseJson(decodeBody(raw));
         route.validateBody?.(body);
       }
-      const query: Record<string, unknown> = {};
-      for (const [k, v] of new URLSearchParams(rawQuery)) if (!(k in query)) query[k] = v;
+      const query: Record<string, unknown> = parseQuery(rawQuery);
       if (route.validateQuery) route.validateQuery(query);
       if (route.validateParams) route.validateParams(params);
       const reply = await route.spec.handler({

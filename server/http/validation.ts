@@ -54,6 +54,120 @@ function toIssues(where: Where, errors: ErrorObject[]): ValidationIssue[] {
 export function compileValidator(schema: TSchema, where: Where): Validator {
   const fn: ValidateFunction = (where === 'body' ? bodyAjv : queryAjv).compile(schema);
   return (value: unknown) => {
+    const text = textIssues(where, value);
+    if (text.length) throw new ValidationError(text);
     if (!fn(value)) throw new ValidationError(toIssues(where, fn.errors ?? []));
   };
+}
+
+/**
+ * The text rule, for every string of every request (body, query, path; values and object keys), whatever the
+ * route's schema says: no U+0000 (Postgres text cannot hold it), no unpaired UTF-16 surrogate (not encodable as
+ * UTF-8) and no control character other than tab and newline (C0, DEL, C1: invisible in names, a log- and
+ * CSV-injection vector). Applied before the schema, so every route gets it without declaring anything.
+ */
+const BAD_TEXT =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's job
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const TEXT_RULE_MSG =
+  'must not contain U+0000, unpaired surrogates or control characters other than tab and newline';
+/** Deeper JSON than this is refused before the schema runs (recursive validators would overflow the stack). */
+export const MAX_DEPTH = 32;
+
+export function hasBadText(s: string): boolean {
+  return BAD_TEXT.test(s);
+}
+
+/** Issues of the text rule and the depth limit, walked iteratively (so a hostile nesting cannot overflow). */
+export function textIssues(where: Where, value: unknown): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const stack: { v: unknown; loc: (string | number)[] }[] = [{ v: value, loc: [where] }];
+  while (stack.length && issues.length < 20) {
+    const { v, loc } = stack.pop() as { v: unknown; loc: (string | number)[] };
+    if (typeof v === 'string') {
+      if (BAD_TEXT.test(v)) issues.push({ loc, msg: TEXT_RULE_MSG, type: 'string_invalid_character' });
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (loc.length > MAX_DEPTH) {
+      issues.push({ loc, msg: `must not nest deeper than ${MAX_DEPTH} levels`, type: 'too_deep' });
+      continue;
+    }
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], loc: [...loc, i] });
+      continue;
+    }
+    for (const [k, child] of Object.entries(v)) {
+      if (BAD_TEXT.test(k)) {
+        issues.push({ loc: [...loc, k], msg: `the key ${TEXT_RULE_MSG}`, type: 'string_invalid_character' });
+        continue;
+      }
+      stack.push({ v: child, loc: [...loc, k] });
+    }
+  }
+  return issues;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A request body as text: invalid UTF-8 is refused, never replaced by U+FFFD. */
+export function decodeBody(raw: Buffer | undefined): string {
+  if (!raw?.length) return '';
+  try {
+    return utf8.decode(raw);
+  } catch {
+    throw new ValidationError([{ loc: ['body'], msg: 'The body is not valid UTF-8', type: 'utf8_invalid' }]);
+  }
+}
+
+/** JSON.parse with an error that says where, never what: the message must not echo the body (it may hold secrets). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const pos = /position (\d+)/.exec((e as Error).message)?.[1];
+    const msg =
+      text.trim() === ''
+        ? 'JSON decode error: the body is empty'
+        : `JSON decode error${pos !== undefined ? ` at position ${pos}` : ''}: the body is not valid JSON`;
+    throw new ValidationError([{ loc: ['body'], msg, type: 'json_invalid' }]);
+  }
+}
+
+/**
+ * The query string as a map. Stricter than URLSearchParams: a name given twice is a 422 (not "first wins"), and a
+ * percent-encoding that is not UTF-8 is a 422 (not U+FFFD).
+ */
+export function parseQuery(raw: string): Record<string, string> {
+  const query: Record<string, string> = {};
+  const issues: ValidationIssue[] = [];
+  const decode = (s: string): string | undefined => {
+    try {
+      return decodeURIComponent(s.replaceAll('+', ' '));
+    } catch {
+      return undefined;
+    }
+  };
+  for (const part of raw.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const rawName = eq < 0 ? part : part.slice(0, eq);
+    const name = decode(rawName);
+    const value = decode(eq < 0 ? '' : part.slice(eq + 1));
+    if (name === undefined || value === undefined) {
+      issues.push({
+        loc: ['query', name ?? rawName],
+        msg: 'Malformed percent-encoding (must be UTF-8)',
+        type: 'utf8_invalid',
+      });
+      continue;
+    }
+    if (Object.hasOwn(query, name)) {
+      issues.push({ loc: ['query', name], msg: 'The parameter is given more than once', type: 'repeated' });
+      continue;
+    }
+    query[name] = value;
+  }
+  if (issues.length) throw new ValidationError(issues);
+  return query;
 }
