@@ -9,7 +9,7 @@ import { authorizeApplicantPatch } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import { type Sql, transaction } from '../db/sql.js';
-import { ApiError } from '../errors.js';
+import { ApiError, ValidationError, type ValidationIssue } from '../errors.js';
 import { page, pageArgs } from '../http/cursor.js';
 import type { RequestInfo } from '../http/router.js';
 import type { Logger } from '../log.js';
@@ -30,6 +30,31 @@ export interface ApplicantDeps {
 }
 
 export const OPEN_FLOW_STATUSES = ['PENDING', 'AWAITING_INPUT', 'PROCESSING', 'NEEDS_REVIEW'] as const;
+
+/**
+ * Applicant ids given in a request body must name a live applicant of the caller's tenant: otherwise a 422 at each
+ * offending field, with the same answer for an unknown id, an erased one and another tenant's (no oracle).
+ */
+export async function requireOwnApplicants(
+  sql: Sql,
+  tenantId: string,
+  refs: { loc: (string | number)[]; applicant_id: string }[],
+): Promise<void> {
+  if (!refs.length) return;
+  const ids = [...new Set(refs.map((r) => r.applicant_id))];
+  const found = new Set(
+    (
+      await sql<{ id: string }[]>`
+        select id::text from applicants
+        where tenant_id = ${tenantId} and id = any(${ids}::uuid[]) and erased_at is null`
+    ).map((r) => r.id),
+  );
+  const issues: ValidationIssue[] = refs
+    .filter((r) => !found.has(r.applicant_id))
+    .slice(0, 50)
+    .map((r) => ({ loc: r.loc, msg: 'No applicant with this id in this tenant', type: 'not_found' }));
+  if (issues.length) throw new ValidationError(issues);
+}
 
 export async function listApplicants(
   deps: Pick<ApplicantDeps, 'sql' | 'piiKey'>,

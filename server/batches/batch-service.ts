@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CheckBatchCreateIn } from '../../schemas/batches.js';
 import type { AmlDataset } from '../../schemas/common.js';
+import { requireOwnApplicants } from '../applicants/applicant-service.js';
 import type { TenantPrincipal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import { json, type Sql, transaction } from '../db/sql.js';
@@ -27,6 +28,13 @@ export async function createBatch(
   consumeAllowance: (units: number) => Promise<void>,
 ) {
   const { sql } = deps;
+  await requireOwnApplicants(
+    sql,
+    tenant.tenant_id,
+    input.records.flatMap((r, i) =>
+      r.applicant_id ? [{ loc: ['body', 'records', i, 'applicant_id'], applicant_id: r.applicant_id }] : [],
+    ),
+  );
   const policy = await checkPolicyFor(sql, tenant.tenant_id);
   const datasets = (input.datasets ?? policy.default_datasets) as AmlDataset[];
   const subjects = input.records.flatMap((r) =>

@@ -132,6 +132,14 @@ export async function createFlow(
     }
     const origin = req.headers.origin;
     if (!origin || !tenant.allowed_origins.includes(origin)) throw new ApiError('origin_not_allowed');
+    // a browser must not choose what it is screened against: its flows use the template's and policy's datasets
+    if (input.datasets !== undefined) {
+      throw invalid(
+        ['body', 'datasets'],
+        "A publishable key cannot choose datasets: its flows are screened against the template's and check policy's",
+        'forbidden',
+      );
+    }
   }
   if (mode === 'sync' && !checksOnly) {
     throw invalid(

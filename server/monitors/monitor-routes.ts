@@ -6,6 +6,7 @@ import {
   MonitorOut,
   MonitorParams,
 } from '../../schemas/monitors.js';
+import { requireOwnApplicants } from '../applicants/applicant-service.js';
 import type { Bus } from '../bus/jetstream.js';
 import { json, type Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
@@ -56,6 +57,11 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       body: MonitorCreateIn,
       responses: { 201: { description: 'Created', schema: MonitorOut }, 401: E401, 422: E422 },
       handler: async ({ body, tenant }) => {
+        if (body.applicant_id) {
+          await requireOwnApplicants(sql, tenant.tenant_id, [
+            { loc: ['body', 'applicant_id'], applicant_id: body.applicant_id },
+          ]);
+        }
         const policy = await checkPolicyFor(sql, tenant.tenant_id);
         const runNow = body.run_immediately ?? true;
         const interval = body.interval_hours ?? 24;
