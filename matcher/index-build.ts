@@ -1,19 +1,11 @@
 // Builds the shared, immutable candidate index. Everything a worker needs lives in SharedArrayBuffers so
 // N worker threads wrap the same memory; JS Maps are used only while building.
-import {
-  AML_DATASETS,
-  ENTITY_SCHEMAS,
-  type Entity,
-  type NameKind as EntityNameKind,
-} from '../ingest/entity.js';
+import { AML_DATASETS, ENTITY_SCHEMAS, type Entity } from '../ingest/entity.js';
 import { normIdentifier } from './features.js';
 import { fnv1a, KEY_IDENT, nameKeys, schemaNameKind } from './keys.js';
+import { assertLayoutFits, engineCounts, FLAG_ABJAD, INDEX_FORMAT, NAME_KINDS } from './layout.js';
 import { buildFoldCache, normalizeName } from './normalize.js';
 import type { IndexData, IndexStats } from './types.js';
-
-export const INDEX_FORMAT = 2;
-export const NAME_KINDS: readonly EntityNameKind[] = ['primary', 'alias', 'weak', 'former'];
-export const FLAG_ABJAD = 1;
 
 /** The metadata decoded for scored candidates only. */
 export interface EntityMeta {
@@ -224,6 +216,8 @@ export function buildIndex(entities: Iterable<Entity>, version: string): IndexDa
     table[slot] = i + 1;
   }
 
+  // every packed field must hold what this index needs (an eighth dataset would otherwise vanish from filters)
+  assertLayoutFits(engineCounts(sources.length));
   const nEnt = entSchema.length;
   const nNames = nameEntity.length;
   const u8 = (vals: number[]): SharedArrayBuffer => {

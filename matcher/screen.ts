@@ -13,8 +13,18 @@ import {
   subjectKind,
   typePenalty,
 } from './features.js';
-import { type EntityMeta, FLAG_ABJAD, NAME_KINDS } from './index-build.js';
+import type { EntityMeta } from './index-build.js';
 import { fnv1a, KEY_IDENT, keyWeight, nameKeys } from './keys.js';
+import {
+  assertIndexFormat,
+  FLAG_ABJAD,
+  infoDatasets,
+  infoKind,
+  infoSchema,
+  infoSource,
+  NAME_KINDS,
+  packNameInfo,
+} from './layout.js';
 import { alternativeReadings, type NormalizedName, normalizeName } from './normalize.js';
 import { effectiveThreshold } from './policy.js';
 import { nameSimilarity, type PreparedName, prepareNormalized, tokenWeight } from './score.js';
@@ -167,21 +177,23 @@ interface EntityBest {
 }
 
 export function openIndex(data: IndexData): Screener {
+  // an index built by other code (older normalisation or layout) is never searched: its owner rebuilds it
+  assertIndexFormat(data);
   const view = new IndexView(data);
   // per-name query state, interleaved so a posting touches one cache line: [2i] epoch stamp, [2i+1] weight
   const slots = new ArrayBuffer(8 * Math.max(1, view.nNames));
   const stamp = new Uint32Array(slots);
   const accF = new Float32Array(slots);
-  // per-name filter facts packed in one word (one random read per posting instead of five): bits 0–2 name
-  // kind, 3–5 schema, 6–12 dataset mask, 13–31 source
+  // per-name filter facts packed in one word (one random read per posting instead of five): layout.ts PACK
   const nameInfo = new Uint32Array(Math.max(1, view.nNames));
   for (let i = 0; i < view.nNames; i++) {
     const e = view.nameEntity[i]!;
-    nameInfo[i] =
-      (view.nameKind[i]! & 7) |
-      ((view.entSchema[e]! & 7) << 3) |
-      ((view.entDatasets[e]! & 127) << 6) |
-      (view.entSource[e]! << 13);
+    nameInfo[i] = packNameInfo(
+      view.nameKind[i]!,
+      view.entSchema[e]!,
+      view.entDatasets[e]!,
+      view.entSource[e]!,
+    );
   }
   let touched = new Uint32Array(1024);
   const heap = new Uint32Array(MAX_CANDIDATES);
@@ -298,10 +310,10 @@ export function openIndex(data: IndexData): Screener {
           stamp[slot] = ep;
           const info = nameInfo[nameId]!;
           if (
-            (info & 7) === weakKind ||
-            ((info >>> 6) & dsMask) === 0 ||
-            srcAllowed[info >>> 13] !== 1 ||
-            schemaOk[(info >>> 3) & 7] !== 1
+            infoKind(info) === weakKind ||
+            (infoDatasets(info) & dsMask) === 0 ||
+            srcAllowed[infoSource(info)] !== 1 ||
+            schemaOk[infoSchema(info)] !== 1
           ) {
             accF[slot + 1] = -1;
             continue;

@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
-import { indexStats } from '../matcher/index.js';
 import { alertRoutes } from './alerts/alert-routes.js';
 import { resumeErasures, resweepLateUploads, startErasureWorker } from './applicants/applicant-erasure.js';
 import { applicantRoutes } from './applicants/applicant-routes.js';
@@ -20,10 +19,10 @@ import { openStateKv, STATE_KEYS, type Watch, watchKey } from './bus/state-kv.js
 import { checkRoutes } from './checks/check-routes.js';
 import type { Config } from './config.js';
 import { DASHBOARD_TAG, dashboardRoutes } from './dashboard/dashboard-routes.js';
-import { startDatasetBuildWorker } from './datasets/dataset-build-worker.js';
 import { datasetOperatorRoutes } from './datasets/dataset-operator-routes.js';
 import { datasetRoutes } from './datasets/dataset-routes.js';
-import { activeVersion, type DatasetDeps, loadVersionIndex } from './datasets/dataset-store.js';
+import type { DatasetDeps } from './datasets/dataset-store.js';
+import { DatasetActivation, startDatasetBuildWorker } from './datasets/lifecycle.js';
 import { migrate } from './db/migrate.js';
 import { connectRedis } from './db/redis.js';
 import { connectSql, ensureDatabase, type Pool } from './db/sql.js';
@@ -173,29 +172,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
   let draining = false;
   let accepting = true;
 
-  // loads are serialised: two promotions in quick succession end on the newest, never interleaved
-  let loading: Promise<unknown> = Promise.resolve();
-  const loadVersion = (versionId: string): Promise<void> => {
-    const next = loading.then(async () => {
-      if (pool.version === versionId) return;
-      const started = performance.now();
-      if (!pool.activate(versionId)) {
-        const index = await loadVersionIndex(datasetDeps, versionId);
-        await pool.load(index);
-        metrics.indexBytes.set(indexStats(index).bytes);
-      }
-      const seconds = (performance.now() - started) / 1000;
-      metrics.swapDuration.observe(seconds);
-      metrics.activeVersion.reset();
-      metrics.activeVersion.set({ version: versionId }, 1);
-      log.info(
-        { version: versionId, ms: Math.round(seconds * 1000) },
-        'dataset version active in this process',
-      );
-    });
-    loading = next.catch(() => {});
-    return next;
-  };
+  const datasets = new DatasetActivation({ ...datasetDeps, pool, metrics, log });
 
   const webhookDeps = {
     sql,
@@ -263,7 +240,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
   const routes = [
     ...healthRoutes(readiness, metrics, () => openapiDoc),
     ...tenantRoutes(sql),
-    ...datasetRoutes({ ...datasetDeps, kv, bus }),
+    ...datasetRoutes({ ...datasetDeps, kv, bus, log }),
     ...datasetOperatorRoutes(sql),
     ...fatfRoutes({ sql, kv, onChange: refreshFatf }),
     ...flowRoutes({
@@ -332,25 +309,25 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     metrics,
     router,
     fatf: () => fatfState,
-    async loadActiveDataset() {
-      const v = await activeVersion(sql);
-      if (!v) {
-        log.warn('no active dataset version: screening is unavailable until one is promoted');
-        return undefined;
-      }
-      await loadVersion(v.id);
-      return v.id;
-    },
+    loadActiveDataset: () => datasets.loadActive(),
     async startBackground() {
-      watches.push(
-        await watchKey(kv, STATE_KEYS.active_dataset, log, async () => {
-          // the KV value is a hint; Postgres says which version is active now
-          await app.loadActiveDataset();
-        }),
-        await watchKey(kv, STATE_KEYS.fatf_version, log, async (v) => refreshFatf(Number(v))),
-      );
+      await datasets.start({
+        kv,
+        bus,
+        interval_ms: config.DATASET_RECONCILE_MS,
+        owesDeltas: config.ROLE !== 'api',
+      });
+      watches.push(await watchKey(kv, STATE_KEYS.fatf_version, log, async (v) => refreshFatf(Number(v))));
       if (config.ROLE !== 'api') {
-        workers.push(await startDatasetBuildWorker({ ...datasetDeps, bus, log, metrics }));
+        workers.push(
+          await startDatasetBuildWorker({
+            ...datasetDeps,
+            bus,
+            log,
+            metrics,
+            backoff_ms: config.DATASET_BUILD_BACKOFF_MS.split(',').map(Number),
+          }),
+        );
         workers.push(await startFlowWorker({ ...flowDeps, log }));
         workers.push(await startDocumentVerifyWorker(documentDeps));
         const erasureDeps = { sql, store, bus, log };
@@ -398,7 +375,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     for (const w of watches) w.stop();
     await Promise.all(workers.map((w) => w.stop().catch(() => {})));
     await Promise.race([inflight.idle(), new Promise((r) => setTimeout(r, 10_000))]);
-    await loading;
+    await datasets.stop();
     await pool.close();
     await nats.drain().catch(() => {});
     redis.disconnect();

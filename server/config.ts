@@ -65,6 +65,19 @@ const Env = Type.Object({
   PK_RATE_WINDOW_S: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   MATCHER_THREADS: Type.Integer({ minimum: 1, maximum: 256, default: availableParallelism() }),
   MATCHER_MAX_QUEUE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2048 }),
+  DATASET_RECONCILE_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 2000,
+    description:
+      'how often every process compares the dataset version it serves with the active one (and queues owed monitor deltas)',
+  }),
+  DATASET_BUILD_BACKOFF_MS: Type.String({
+    pattern: '^\\d+(,\\d+)*$',
+    default: '2000,10000,30000,120000',
+    description:
+      'milliseconds before each retry of a dataset build that failed on a passing S3/Postgres error',
+  }),
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, default: 1024 * 1024 }),
   SHUTDOWN_GRACE_MS: Type.Integer({
     minimum: 0,

@@ -78,3 +78,16 @@ export function createMetrics(poolQueueDepth: () => number): Metrics {
     }),
   };
 }
+
+/** Drops the matcher series (screen duration, screens) of every dataset version but `keep`: a process serves one
+ * version, and label values of retired versions must not accumulate with every promotion. */
+export async function forgetOtherVersions(metrics: Metrics, keep: string): Promise<void> {
+  for (const metric of [metrics.screenDuration, metrics.screensTotal] as const) {
+    const versions = new Set<string>();
+    for (const v of (await metric.get()).values) {
+      const version = v.labels.version;
+      if (typeof version === 'string' && version !== keep) versions.add(version);
+    }
+    for (const version of versions) metric.remove({ version });
+  }
+}

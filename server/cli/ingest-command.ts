@@ -1,13 +1,14 @@
 import { basename, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { FORMATS } from '../../ingest/index.js';
 import { createApp } from '../app.js';
 import { loadConfig } from '../config.js';
-import { promoteAndAnnounce } from '../datasets/dataset-routes.js';
-import { buildVersion, createVersion, type VersionRow } from '../datasets/dataset-store.js';
+import { createVersion, type VersionRow } from '../datasets/dataset-store.js';
+import { buildVersion, promote as promoteVersion } from '../datasets/lifecycle.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
-/** Parses a list into a new dataset version in this process; --promote then goes through the same promotion path
- * as the admin API (Postgres, then the state KV that every running process watches). */
+/** Parses a list into a new dataset version in this process (sources stored as file:// URIs); --promote then takes
+ * the lifecycle's one promotion path, like the admin API: commit, announce, monitor delta owed until queued. */
 export async function ingestCommand(argv: string[]): Promise<number> {
   const { flags } = parseArgs(argv);
   const format = flag(flags, 'format');
@@ -21,7 +22,10 @@ export async function ingestCommand(argv: string[]): Promise<number> {
   const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
   const app = await createApp(config);
   try {
-    const created = await createVersion(app.sql, { name, sources: [{ format, uri: path }] });
+    const created = await createVersion(app.sql, {
+      name,
+      sources: [{ format, uri: pathToFileURL(path).toString() }],
+    });
     let version: VersionRow;
     try {
       version = await buildVersion(app, created.id);
@@ -29,7 +33,7 @@ export async function ingestCommand(argv: string[]): Promise<number> {
       process.stderr.write(`dataset version ${created.id} "${name}" failed: ${(err as Error).message}\n`);
       return 1;
     }
-    if (promote) version = await promoteAndAnnounce(app, version.id);
+    if (promote) version = (await promoteVersion(app, version.id)).version;
     const s = version.stats;
     for (const i of s.first_issues ?? []) {
       process.stderr.write(`issue: ${i.file}:${i.line}${i.field ? ` [${i.field}]` : ''} ${i.message}\n`);

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createApp } from '../app.js';
 import { loadConfig } from '../config.js';
-import { activeVersion, ingestVersion } from '../datasets/dataset-store.js';
+import { loadDemoDataset } from '../datasets/lifecycle.js';
 import type { Sql } from '../db/sql.js';
 import { hashPassword } from '../operators/password.js';
-import { DEMO_DATASET_DIR } from '../paths.js';
 import { createTenant, rotateKeys } from '../tenants/tenant-service.js';
 
 export async function serve(_argv: string[]): Promise<number> {
@@ -15,18 +14,9 @@ export async function serve(_argv: string[]): Promise<number> {
   let demo: { id: string; secret_key: string; publishable_key: string } | undefined;
   let operators: { email: string; role: string; password: string }[] = [];
   if (config.NODE_ENV === 'development' && config.DEMO) {
-    if (!(await activeVersion(sql))) {
-      const res = await ingestVersion(app, {
-        name: 'demo (fictional entries)',
-        sources: [{ format: 'ofac_sdn_csv', uri: DEMO_DATASET_DIR }],
-        notes: 'Fictional demo list shipped with Veriscreen; load real lists with `bin/veriscreen ingest`',
-        promote: true,
-      });
-      log.info(
-        { version: res.version.id, entities: res.version.stats.entities },
-        'demo dataset loaded and promoted',
-      );
-    }
+    const loaded = await loadDemoDataset(app);
+    if (loaded)
+      log.info({ version: loaded.id, entities: loaded.stats.entities }, 'demo dataset loaded and promoted');
     const [existing] = await sql<
       { id: string }[]
     >`select id from tenants where is_demo order by created_at limit 1`;

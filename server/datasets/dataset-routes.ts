@@ -1,4 +1,3 @@
-import type { KV } from '@nats-io/kv';
 import { FORMATS } from '../../ingest/index.js';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import {
@@ -8,18 +7,10 @@ import {
   DatasetVersionOut as DatasetVersionOutSchema,
   VersionParams,
 } from '../../schemas/datasets.js';
-import type { Bus } from '../bus/jetstream.js';
-import { STATE_KEYS } from '../bus/state-kv.js';
 import { ApiError, ValidationError } from '../errors.js';
 import { route } from '../http/router.js';
-import {
-  createVersion,
-  type DatasetDeps,
-  getVersion,
-  PromoteError,
-  promoteVersion,
-  type VersionRow,
-} from './dataset-store.js';
+import { createVersion, getVersion, type VersionRow } from './dataset-store.js';
+import { type LifecycleDeps, PromoteError, promote } from './lifecycle.js';
 
 export function versionOut(v: VersionRow): DatasetVersionOut {
   return {
@@ -37,28 +28,10 @@ export function versionOut(v: VersionRow): DatasetVersionOut {
   };
 }
 
-/** Promotes in Postgres, then tells every process through the state KV. */
-export async function promoteAndAnnounce(
-  deps: DatasetDeps & { kv: KV; bus: Bus },
-  versionId: string,
-): Promise<VersionRow> {
-  const v = await promoteVersion(deps.sql, versionId);
-  await deps.kv.put(STATE_KEYS.active_dataset, v.id);
-  if (v.previous_id !== null) {
-    // monitors are rescreened against what changed between the two versions, not against the whole list
-    await deps.bus.publishJob(
-      'monitor_delta',
-      { from: v.previous_id, to: v.id },
-      `monitor_delta:${v.previous_id}:${v.id}:${Date.now()}`,
-    );
-  }
-  return v;
-}
-
 const E401 = { description: 'Missing or wrong X-Admin-Token', schema: ErrorEnvelope };
 const E422 = { description: 'Validation error', schema: ValidationFailure };
 
-export function datasetRoutes(deps: DatasetDeps & { kv: KV; bus: Bus }) {
+export function datasetRoutes(deps: LifecycleDeps) {
   const { sql } = deps;
   return [
     route({
@@ -146,7 +119,7 @@ export function datasetRoutes(deps: DatasetDeps & { kv: KV; bus: Bus }) {
       },
       handler: async ({ params }) => {
         try {
-          return { status: 200, body: versionOut(await promoteAndAnnounce(deps, params.version_id)) };
+          return { status: 200, body: versionOut((await promote(deps, params.version_id)).version) };
         } catch (err) {
           if (err instanceof PromoteError && err.reason === 'not_found') {
             throw new ApiError('not_found', { message: 'Dataset version not found' });

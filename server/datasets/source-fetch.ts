@@ -1,10 +1,17 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { ObjectStore } from '../storage/s3.js';
+
+/** A permanent problem with a source (missing, refused, unparseable): retrying cannot help, so the version fails.
+ * Anything else thrown while building (S3, Postgres, network) is transient and retried. */
+export class SourceError extends Error {
+  override name = 'SourceError';
+}
 
 export interface LocalSource {
   path: string;
@@ -14,9 +21,12 @@ export interface LocalSource {
 /** Makes a source URI readable as a local path: file:// and plain paths as they are; s3://bucket/key (a prefix
  * ending in / for directory formats) and https:// are downloaded to a temporary folder first. */
 export async function localSource(uri: string, store: ObjectStore): Promise<LocalSource> {
-  if (uri.startsWith('file://'))
-    return { path: decodeURIComponent(new URL(uri).pathname), cleanup: async () => {} };
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(uri)) return { path: uri, cleanup: async () => {} };
+  const isLocal = uri.startsWith('file://') || !/^[a-z][a-z0-9+.-]*:\/\//i.test(uri);
+  if (isLocal) {
+    const path = uri.startsWith('file://') ? fileURLToPath(uri) : uri;
+    if (!existsSync(path)) throw new SourceError(`source not found: ${uri}`);
+    return { path, cleanup: async () => {} };
+  }
   const dir = await mkdtemp(join(tmpdir(), 'veriscreen-src-'));
   const cleanup = () => rm(dir, { recursive: true, force: true });
   try {
@@ -42,23 +52,27 @@ export async function localSource(uri: string, store: ObjectStore): Promise<Loca
           }
           token = page.IsTruncated ? page.NextContinuationToken : undefined;
         } while (token);
-        if (count === 0) throw new Error(`no objects under ${uri}`);
+        if (count === 0) throw new SourceError(`no objects under ${uri}`);
         return { path: dir, cleanup };
       }
       const body = await store.getFrom(bucket, key);
-      if (!body) throw new Error(`object not found: ${uri}`);
+      if (!body) throw new SourceError(`object not found: ${uri}`);
       const target = join(dir, basename(key));
       await writeFile(target, body);
       return { path: target, cleanup };
     }
     if (uri.startsWith('https://') || uri.startsWith('http://')) {
       const res = await fetch(uri);
-      if (!res.ok) throw new Error(`download of ${uri} failed: HTTP ${res.status}`);
+      if (!res.ok) {
+        const msg = `download of ${uri} failed: HTTP ${res.status}`;
+        // 4xx: the URI is wrong or refused (permanent); 5xx: the server may recover (transient)
+        throw res.status < 500 ? new SourceError(msg) : new Error(msg);
+      }
       const target = join(dir, basename(new URL(uri).pathname) || 'source');
       await writeFile(target, Buffer.from(await res.arrayBuffer()));
       return { path: target, cleanup };
     }
-    throw new Error(`unsupported source URI scheme: ${uri}`);
+    throw new SourceError(`unsupported source URI scheme: ${uri}`);
   } catch (err) {
     await cleanup();
     throw err;

@@ -1,9 +1,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DatasetSource } from '../../schemas/datasets.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 import { dropDatabase } from '../helpers/test-app.js';
 
@@ -128,8 +130,16 @@ describe('bin/veriscreen ingest, migrate and serve against real services', () =>
     expect(r.stdout).toMatch(/entities: \d+ \(.*Person \d+/);
     const sql = postgres(env.DATABASE_URL, { max: 1 });
     const rows = await sql`select name, status from dataset_versions`;
+    const [row] = await sql<
+      { sources: { format: string; uri: string }[] }[]
+    >`select sources from dataset_versions`;
     await sql.end();
     expect(rows).toEqual([{ name: 'demo', status: 'active' }]);
+    // issue 12 item 15: a file:// URI, which the API's own DatasetSource schema accepts (not a bare path)
+    expect(row?.sources).toEqual([{ format: 'ofac_sdn_csv', uri: pathToFileURL(DEMO).toString() }]);
+    expect(new RegExp(DatasetSource.properties.uri.pattern as string).test(row?.sources[0]?.uri ?? '')).toBe(
+      true,
+    );
   });
 
   it('an unreachable dependency is one clear line naming it and how to start it, not a stack trace', async () => {

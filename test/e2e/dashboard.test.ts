@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestVersion } from '../../server/datasets/dataset-store.js';
+import { ingestVersion } from '../../server/datasets/lifecycle.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 import {
   call,

@@ -7,7 +7,8 @@ import { Kvm } from '@nats-io/kv';
 import postgres from 'postgres';
 import { type App, createApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
-import { ingestVersion, type SourceSpec } from '../../server/datasets/dataset-store.js';
+import type { SourceSpec } from '../../server/datasets/dataset-store.js';
+import { ingestVersion } from '../../server/datasets/lifecycle.js';
 import { REPO_ROOT } from './shared-data.js';
 
 export const DEMO_SOURCE: SourceSpec = {
