@@ -47,7 +47,10 @@ async function demoPlusNewcomer(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'vs-lifecycle-'));
   dirs.push(dir);
   for (const f of ['sdn.csv', 'alt.csv', 'add.csv', 'sdn_comments.csv']) {
-    let text = (await readFile(join(DEMO_SOURCE.uri, `demo-${f}`), 'latin1')).replace(/\x1a$/, '');
+    let text = (await readFile(join(DEMO_SOURCE.uri, `demo-${f}`), 'latin1')).replace(
+      new RegExp(`${String.fromCharCode(0x1a)}$`),
+      '',
+    );
     if (f === 'sdn.csv')
       text +=
         '999777,"NEWLYLISTED, Quentin Archibald","individual","DEMO",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,"FICTIONAL DEMO ENTRY; DOB 1971."\r\n';
