@@ -1,8 +1,9 @@
-import { json, type Sql } from '../db/sql.js';
+import type { Sql } from '../db/sql.js';
 import { isClosed } from './alert-states.js';
 
 /**
- * Which hits raise an alert: ONE rule for flow checks, batch checks and monitors (docs/decisions.md, "Alerts").
+ * Which hits raise an alert: ONE rule for flow checks, batch checks and monitors (docs/decisions.md, "Alerts"),
+ * applied by the screening recorder (server/checks/recorder.ts).
  *
  * An alert is about a (subject_ref, source entity) pair within a tenant. For a hit on that pair, the newest alert
  * of the pair decides:
@@ -114,42 +115,4 @@ export async function decideAlerts(
     seen.add(key);
     return verdictFor(last.get(key), fingerprint);
   });
-}
-
-/** The single-pair form: does a hit of `entityId` for `subjectRef` with list data `fingerprint` raise an alert? */
-export async function shouldRaise(
-  db: Sql,
-  tenantId: string,
-  subjectRef: string,
-  entityId: string,
-  fingerprint: string | null,
-): Promise<boolean> {
-  const last = await lastAlerts(db, tenantId, [{ subject_ref: subjectRef, source_entity_id: entityId }]);
-  return verdictFor(last.get(pairKey(subjectRef, entityId)), fingerprint).kind === 'raise';
-}
-
-/** Applies a refresh verdict: the alert gets the new evidence (same entity, changed list data), its updated_at
- * moves and an alert.updated event is written — in the caller's transaction. */
-export async function refreshAlertEvidence(
-  db: Sql,
-  tenantId: string,
-  alertId: string,
-  evidence: Record<string, unknown>,
-  checkId: string,
-): Promise<void> {
-  const [row] = await db<{ id: string; state: string; check_id: string }[]>`
-    update alerts set evidence = ${json(db, { ...evidence, refreshed_by_check_id: checkId })},
-      updated_at = now()
-    where id = ${alertId} and tenant_id = ${tenantId}
-    returning id, state, check_id`;
-  if (!row) return;
-  await db`
-    insert into outbox_events (tenant_id, type, resource_id, payload)
-    values (${tenantId}, 'alert.updated', ${alertId}, ${db.json({
-      alert_id: alertId,
-      check_id: row.check_id,
-      state: row.state,
-      action: 'evidence_refreshed',
-      refreshed_by_check_id: checkId,
-    })})`;
 }

@@ -1,15 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import type { SubjectIn } from '../../schemas/subjects.js';
-import { decideAlerts, refreshAlertEvidence } from '../alerts/alert-memory.js';
-import { queueSlaAt } from '../alerts/alert-sla.js';
 import type { Bus, RunningWorker } from '../bus/jetstream.js';
 import { runWorker } from '../bus/jetstream.js';
-import { json, type Sql, transaction } from '../db/sql.js';
+import type { CheckOutcome } from '../checks/check-type.js';
+import { buildCheck, recordChecks } from '../checks/recorder.js';
+import { screenAml } from '../checks/types/aml-screen.js';
+import { type Sql, transaction } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
-import { type AmlCheckOutcome, runAmlScreen } from '../screening/aml-check.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
+import { poolScreener } from '../screening/pool-screener.js';
 import { toScreenSubject } from '../screening/subject.js';
 import { type ChunkJob, requeueStranded } from './batch-service.js';
 import type { BatchRow } from './batch-store.js';
@@ -43,124 +43,35 @@ export async function processChunk(deps: BatchWorkerDeps, job: ChunkJob): Promis
       order by idx for update skip locked`;
     if (!rows.length) return { screened: 0 };
     const policy = await checkPolicyFor(tx, batch.tenant_id);
-    const outcomes: AmlCheckOutcome[] = await Promise.all(
+    const screen = poolScreener(deps.pool, deps.metrics);
+    const outcomes = await Promise.all(
       rows.map((r) =>
-        runAmlScreen(
-          deps.pool,
-          deps.metrics,
-          toScreenSubject(r.subject),
-          batch.datasets,
-          policy.aml_match_policy,
-          batch.use_case,
-        ),
+        screenAml(screen, {
+          subjects: [toScreenSubject(r.subject)],
+          datasets: batch.datasets,
+          policy: policy.aml_match_policy,
+          use_case: batch.use_case,
+        }),
       ),
     );
-    const now = new Date();
-    const checks = rows.map((r, i) => {
-      const o = outcomes[i] as AmlCheckOutcome;
-      return {
-        id: randomUUID(),
+    const records = rows.map((r, i) => {
+      const input_ref = r.subject.reference_id ?? r.subject.ref ?? `${batch.id}:${r.idx}`;
+      return buildCheck(outcomes[i] as CheckOutcome, {
         tenant_id: batch.tenant_id,
+        policy,
+        mode: 'async',
         batch_id: batch.id,
         applicant_id: r.applicant_id,
         applicant_name: r.subject.name,
-        check_type: 'aml_screen',
-        status: 'completed',
-        result: o.result,
-        decision: o.decision,
-        mode: 'async',
-        use_case: batch.use_case,
-        input_ref: r.subject.reference_id ?? r.subject.ref ?? `${batch.id}:${r.idx}`,
         reference: r.external_id,
-        latency_ms: o.latency_ms,
-        dataset_versions: [o.dataset_version],
-        datasets: batch.datasets,
-        policy_version: policy.policy_version,
-        evidence: json(tx, o.evidence),
-        completed_at: now,
-        alert_count: 0,
-      };
-    });
-    // hits raise alerts like a flow's check (one per matched entity), with the false-positive memory; the
-    // subject is the record's external_id, else its applicant, else the check's input_ref
-    const hits = rows.flatMap((r, i) => {
-      const o = outcomes[i] as AmlCheckOutcome;
-      const check = checks[i] as (typeof checks)[number];
-      const subject_ref = r.external_id ?? r.applicant_id ?? check.input_ref;
-      return o.evidence.matches
-        .filter((m) => m.score >= m.evidence.threshold)
-        .map((m) => ({ check, subject_ref, match: m, dataset_version: o.dataset_version }));
-    });
-    const verdicts = await decideAlerts(
-      tx,
-      batch.tenant_id,
-      hits.map((h) => ({
-        subject_ref: h.subject_ref,
-        source_entity_id: h.match.entity_id,
-        dataset_version: h.dataset_version,
-      })),
-    );
-    const alerts: Record<string, unknown>[] = [];
-    const refreshes: { alert_id: string; evidence: Record<string, unknown>; check_id: string }[] = [];
-    hits.forEach((h, i) => {
-      const v = verdicts[i];
-      if (!v || v.kind === 'skip') return;
-      const m = h.match;
-      const evidence = {
-        name: m.name,
-        source: m.source,
-        source_id: m.source_id,
-        score: m.score,
-        threshold: m.evidence.threshold,
-        strong: m.score >= policy.aml_match_policy.fail_threshold,
-        datasets: m.datasets,
-        programs: m.programs,
-        features: m.evidence.features,
-        matched_name: m.evidence.matched_name,
-        dataset_version: h.dataset_version,
-        entity_fingerprint: v.fingerprint,
-        batch_id: batch.id,
-      };
-      if (v.kind === 'refresh') {
-        refreshes.push({ alert_id: v.alert_id, evidence, check_id: h.check.id });
-        return;
-      }
-      h.check.alert_count += 1;
-      alerts.push({
-        id: randomUUID(),
-        tenant_id: batch.tenant_id,
-        check_id: h.check.id,
-        batch_id: batch.id,
-        applicant_id: h.check.applicant_id,
-        state: 'open',
-        subject_ref: h.subject_ref,
-        source_entity_id: m.entity_id,
-        evidence: json(tx, evidence),
-        four_eyes_required: policy.four_eyes_required,
-        queue_sla_at: queueSlaAt(now, m.datasets, policy),
+        // the subject across screenings: the record's external_id, else its applicant, else its input_ref
+        subject_ref: r.external_id ?? r.applicant_id ?? input_ref,
+        input_ref,
+        use_case: batch.use_case,
       });
     });
-    await tx`insert into checks ${tx(checks)}`;
-    if (alerts.length) {
-      await tx`insert into alerts ${tx(alerts)}`;
-      const events = alerts.map((a) => ({
-        tenant_id: batch.tenant_id,
-        type: 'alert.created',
-        resource_id: a.id as string,
-        payload: tx.json({
-          alert_id: a.id as string,
-          check_id: a.check_id as string,
-          batch_id: batch.id,
-          source_entity_id: a.source_entity_id as string,
-          four_eyes_required: policy.four_eyes_required,
-        }),
-      }));
-      await tx`insert into outbox_events ${tx(events)}`;
-    }
-    for (const r of refreshes) {
-      await refreshAlertEvidence(tx, batch.tenant_id, r.alert_id, r.evidence, r.check_id);
-    }
-    const done = rows.map((r, i) => [r.idx, checks[i]?.id as string]);
+    await recordChecks(tx, records);
+    const done = rows.map((r, i) => [r.idx, records[i]?.check.id as string]);
     await tx`
       update batch_subjects b set status = 'done', check_id = v.check_id::uuid
       from (values ${tx(done)}) as v(idx, check_id)

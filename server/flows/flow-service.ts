@@ -6,14 +6,19 @@ import type { FlowCreateIn, FlowDecideIn, FlowDecision, FlowOut, FlowOutB } from
 import type { TenantPrincipal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { CheckRow } from '../checks/check-model.js';
+import type { ApplicantData, CheckInput, CheckOutcome, CheckRunDeps } from '../checks/check-type.js';
 import {
-  type ApplicantData,
-  type CheckInput,
-  type CheckOutcome,
-  type CheckRunDeps,
-  runCheck,
-  subjectName,
-} from '../checks/check-runners.js';
+  buildCheck,
+  checkEvents,
+  eventRow,
+  type RecordContext,
+  recordChecks,
+  rememberAlerts,
+  runChecks,
+} from '../checks/recorder.js';
+import { isChecksOnly, runsWithoutUploads } from '../checks/registry.js';
+import { decideFlow } from '../checks/rules.js';
+import { subjectName } from '../checks/types/aml-screen.js';
 import { json, type Sql, type Tx, transaction } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
@@ -22,18 +27,12 @@ import type { Metrics } from '../metrics.js';
 import { type OutboxRow, outboxEvent } from '../outbox/outbox.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
-import { isChecksOnly, templateAndPolicy, templateById } from '../templates/template-store.js';
+import { poolScreener } from '../screening/pool-screener.js';
+import { templateAndPolicy, templateById } from '../templates/template-store.js';
 import { type ClientMetadata, captureClientMetadata } from './client-metadata.js';
 import { type FlowRow, flowOut, flowOutB } from './flow-model.js';
 import { assertCan, isTerminal, statusForDecision } from './flow-states.js';
-import {
-  buildCheckRecord,
-  type CheckContext,
-  eventRows,
-  insertFlowGraph,
-  recordCheck,
-} from './flow-store.js';
-import { decideFlow } from './rules.js';
+import { insertFlowGraph } from './flow-store.js';
 
 export interface FlowDeps {
   sql: Sql;
@@ -48,8 +47,7 @@ export interface FlowDeps {
 }
 
 const checkDeps = (d: FlowDeps): CheckRunDeps => ({
-  pool: d.pool,
-  metrics: d.metrics,
+  screen: poolScreener(d.pool, d.metrics),
   redis: d.redis,
   fatf: d.fatf,
 });
@@ -189,24 +187,26 @@ export async function createFlow(
       policy,
     };
     outcomes = await metered(sql, tenant, () =>
-      Promise.all(template.required_checks.map((c) => runCheck(checkDeps(deps), c, checkInput))),
+      runChecks(checkDeps(deps), template.required_checks, checkInput),
     );
   }
-  const ctx: CheckContext = {
+  const ctx: RecordContext = {
     tenant_id: tenant.tenant_id,
+    policy,
+    mode,
     flow_id: flowId,
     applicant_id: applicantId,
     applicant_name: name ?? null,
     reference,
-    mode,
-    policy,
-    run_key: null,
+    subject_ref: reference ?? applicantId,
   };
-  const records = outcomes.map((o) => buildCheckRecord(sql, o, ctx));
+  const records = outcomes.map((o) => buildCheck(o, ctx));
+  // the false-positive memory reads only: what it decides is written in the flow's one statement
+  await rememberAlerts(sql, records);
   const decided =
     mode === 'sync'
       ? decideFlow(
-          records.map((r) => r.row),
+          records.map((r) => r.check),
           template.default_decision,
         )
       : null;
@@ -215,7 +215,7 @@ export async function createFlow(
   const d = { status, decision: decided?.decision ?? null, reason_codes: decided?.reason_codes ?? [] };
   const events = [
     ...flowEvents(f, d, ['flow.created']),
-    ...records.flatMap((r) => r.events),
+    ...checkEvents(records),
     ...(decided ? flowEvents(f, d, ['flow.completed', 'flow.decided']) : []),
   ];
   const { flow, checks } = await insertFlowGraph(sql, {
@@ -251,8 +251,7 @@ export async function createFlow(
       policy_version: policy.policy_version,
       completed_at: decided ? new Date() : null,
     },
-    checks: records.map((r) => r.row),
-    alerts: records.flatMap((r) => r.alerts),
+    checks: records,
     events,
     ...(actor
       ? {
@@ -333,7 +332,7 @@ export async function missingInputs(
   _flow: FlowRow,
   template: { required_checks: string[]; required_documents: unknown[] },
 ): Promise<string[]> {
-  const missing = template.required_checks.filter((c) => c === 'document' || c === 'selfie');
+  const missing = template.required_checks.filter((c) => !runsWithoutUploads(c));
   if (template.required_documents.length && !missing.includes('document')) missing.push('document');
   return missing;
 }
@@ -390,24 +389,25 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
     ).map((c) => [c.check_type as string, c]),
   );
   const recorded: CheckRow[] = [];
-  for (const type of template.required_checks.filter((c) => c !== 'document' && c !== 'selfie')) {
+  for (const type of template.required_checks.filter(runsWithoutUploads)) {
     let row = existing.get(type);
     if (!row) {
-      const outcome = await runCheck(checkDeps(deps), type, input);
-      const rec = buildCheckRecord(sql, outcome, {
+      const [outcome] = await runChecks(checkDeps(deps), [type], input);
+      const rec = buildCheck(outcome as CheckOutcome, {
         tenant_id: job.tenant_id,
+        policy,
+        mode: 'async',
         flow_id: flow.id,
         applicant_id: flow.applicant_id,
         applicant_name: name,
         reference: applicant.external_id ?? null,
-        mode: 'async',
-        policy,
+        subject_ref: applicant.external_id ?? flow.applicant_id,
         run_key: `${prefix}${type}`,
       });
-      row = (await recordCheck(sql, rec, sql)).row;
+      [row] = (await recordChecks(sql, [rec])).rows;
       await faults.afterCheck?.(type);
     }
-    recorded.push(row);
+    if (row) recorded.push(row);
   }
   const missing = await missingInputs(sql, flow, template);
   await transaction(sql, async (tx) => {
@@ -431,7 +431,7 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
         { status, decision: decided.decision, reason_codes: decided.reason_codes },
         ['flow.completed', 'flow.decided'],
       );
-      await tx`insert into outbox_events ${tx(eventRows(sql, events))}`;
+      await tx`insert into outbox_events ${tx(events.map((e) => eventRow(tx, e)))}`;
     }
   });
 }
@@ -459,7 +459,7 @@ export async function giveUpFlowJob(deps: FlowDeps, job: FlowJob, err: unknown):
     const events = flowEvents(flow, { status: 'FAILED', decision: null, reason_codes: [] }, [
       'flow.completed',
     ]);
-    await tx`insert into outbox_events ${tx(eventRows(sql, events))}`;
+    await tx`insert into outbox_events ${tx(events.map((e) => eventRow(tx, e)))}`;
   });
 }
 
@@ -487,7 +487,7 @@ export async function decideFlowReview(
       'flow.decided',
     ]);
     for (const e of events) e.payload.reviewed_by = actor;
-    await tx`insert into outbox_events ${tx(eventRows(sql, events))}`;
+    await tx`insert into outbox_events ${tx(events.map((e) => eventRow(tx, e)))}`;
     return row;
   });
   return flowOut(flow, await flowChecks(sql, tenantId, flowId));
@@ -510,8 +510,8 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
   if (!name) {
     throw new ApiError('unsupported_operation', { message: 'The applicant has no name to screen' });
   }
-  const outcome = await metered(sql, tenant, () =>
-    runCheck(checkDeps(deps), 'aml_screen', {
+  const [outcome] = await metered(sql, tenant, () =>
+    runChecks(checkDeps(deps), ['aml_screen'], {
       tenant_id: tenant.tenant_id,
       flow_id: flow.id,
       applicant,
@@ -521,19 +521,20 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
       policy,
     }),
   );
-  const rec = buildCheckRecord(sql, outcome, {
+  const rec = buildCheck(outcome as CheckOutcome, {
     tenant_id: tenant.tenant_id,
+    policy,
+    mode: 'sync',
     flow_id: flow.id,
     applicant_id: flow.applicant_id,
     applicant_name: name,
     reference: applicant.external_id ?? null,
-    mode: 'sync',
-    policy,
+    subject_ref: applicant.external_id ?? flow.applicant_id,
     run_key: `rerun:${randomUUID()}`,
   });
   const updated = await transaction(sql, async (tx) => {
     const current = await loadFlow(tx, tenant.tenant_id, flowId, true);
-    await recordCheck(tx, rec, sql);
+    await recordChecks(tx, [rec]);
     if (current.status !== 'NEEDS_REVIEW' || current.reviewed_by || !template) return current;
     const latest = new Map<string, CheckRow>();
     for (const c of await flowChecks(tx, tenant.tenant_id, flowId)) latest.set(c.check_type, c);
@@ -556,7 +557,7 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
       { status, decision: decided.decision, reason_codes: decided.reason_codes },
       ['flow.decided'],
     );
-    await tx`insert into outbox_events ${tx(eventRows(sql, events))}`;
+    await tx`insert into outbox_events ${tx(events.map((e) => eventRow(tx, e)))}`;
     return row;
   });
   const checks = await flowChecks(sql, tenant.tenant_id, flowId);

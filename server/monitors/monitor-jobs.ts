@@ -2,14 +2,16 @@ import type { Entity } from '../../ingest/entity.js';
 import { buildIndex, openIndex } from '../../matcher/index.js';
 import type { Bus, RunningWorker } from '../bus/jetstream.js';
 import { runWorker } from '../bus/jetstream.js';
+import type { Screener } from '../checks/check-type.js';
+import { type AmlScreenRequest, screenAml } from '../checks/types/aml-screen.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { type CheckPolicy, checkPolicyFor } from '../policy/check-policy.js';
-import { runAmlScreen } from '../screening/aml-check.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
+import { poolScreener } from '../screening/pool-screener.js';
 import { toScreenSubject } from '../screening/subject.js';
-import { mergeMatches, recordMonitorCheck } from './monitor-runner.js';
+import { recordMonitorCheck } from './monitor-runner.js';
 import type { MonitorRow } from './monitor-store.js';
 
 export interface MonitorDeps {
@@ -25,33 +27,16 @@ export async function runMonitor(deps: MonitorDeps, monitorId: string): Promise<
   const [m] = await deps.sql<MonitorRow[]>`select * from monitors where id = ${monitorId}`;
   if (m?.status !== 'active') return;
   const policy = await checkPolicyFor(deps.sql, m.tenant_id);
-  const started = performance.now();
-  const outcomes = await Promise.all(
-    m.subjects.map((s) =>
-      runAmlScreen(
-        deps.pool,
-        deps.metrics,
-        toScreenSubject(s),
-        m.datasets,
-        policy.aml_match_policy,
-        m.use_case,
-      ),
-    ),
-  );
-  const versions = new Set(outcomes.map((o) => o.dataset_version));
-  // a promotion between two subjects' screens would mix versions in one check: screen again
-  if (versions.size > 1) throw new Error('dataset version changed during the run');
-  await recordMonitorCheck(
-    deps.sql,
-    m,
-    {
-      dataset_version: outcomes[0]?.dataset_version ?? '',
-      latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
-      matches: mergeMatches(outcomes.map((o) => o.evidence.matches)),
-    },
-    policy,
-  );
+  const outcome = await screenAml(poolScreener(deps.pool, deps.metrics), monitorScreen(m, policy));
+  await recordMonitorCheck(deps.sql, m, outcome, policy);
 }
+
+const monitorScreen = (m: MonitorRow, policy: CheckPolicy): AmlScreenRequest => ({
+  subjects: m.subjects.map(toScreenSubject),
+  datasets: m.datasets,
+  policy: policy.aml_match_policy,
+  use_case: m.use_case,
+});
 
 /** Claims due monitors (each exactly once, whichever process claims it) and queues their runs. */
 export async function claimDue(deps: Pick<MonitorDeps, 'sql' | 'bus'>, limit = 200): Promise<number> {
@@ -99,6 +84,7 @@ export async function rescreenDelta(
     return { changed: 0, hits };
   }
   const screener = openIndex(buildIndex(changed, to));
+  const local: Screener = async (subject, options) => screener.screen(subject, options);
   const policies = new Map<string, CheckPolicy>();
   let after = '0';
   for (;;) {
@@ -113,24 +99,10 @@ export async function rescreenDelta(
         policy = await checkPolicyFor(sql, m.tenant_id);
         policies.set(m.tenant_id, policy);
       }
-      const started = performance.now();
-      const results = m.subjects.map(
-        (s) =>
-          screener.screen(toScreenSubject(s), {
-            datasets: m.datasets,
-            policy: policy.aml_match_policy,
-            use_case: m.use_case,
-          }).matches,
-      );
-      const matches = mergeMatches(results);
-      if (matches.some((x) => x.score >= x.evidence.threshold)) {
+      const outcome = await screenAml(local, monitorScreen(m, policy));
+      if (outcome.result === 'hit') {
         hits++;
-        await recordMonitorCheck(
-          sql,
-          m,
-          { dataset_version: to, latency_ms: performance.now() - started, matches, delta: { from, to } },
-          policy,
-        );
+        await recordMonitorCheck(sql, m, outcome, policy, { from, to });
       }
     }
     await sql`

@@ -5,9 +5,10 @@ import type {
   FlowTemplatePatchIn,
   RequiredDocument,
 } from '../../schemas/templates.js';
+import { isChecksOnly } from '../checks/registry.js';
 import { json, type Sql, transaction } from '../db/sql.js';
 import { ApiError, ValidationError, type ValidationIssue } from '../errors.js';
-import { isChecksOnly, type TemplateRow, templateById } from './template-store.js';
+import { type TemplateRow, templateById } from './template-store.js';
 
 export function templateOut(t: TemplateRow): FlowTemplateOut {
   return {

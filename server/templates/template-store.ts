@@ -11,11 +11,6 @@ export const DEFAULT_TEMPLATE = {
   required_checks: ['aml_screen'],
 } as const;
 
-/** Check types that run without documents or biometrics: a template made only of these is "checks-only". */
-export const CHECKS_ONLY_TYPES = new Set(['aml_screen', 'country_risk', 'ip_risk', 'device_fingerprint']);
-/** Check types that wait for uploads (documents issue): a flow needing them goes to AWAITING_INPUT. */
-export const INPUT_CHECK_TYPES = new Set(['document', 'selfie']);
-
 export interface TemplateRow {
   id: string;
   seq: string;
@@ -34,10 +29,6 @@ export interface TemplateRow {
   archived_at: Date | null;
   created_at: Date;
   updated_at: Date;
-}
-
-export function isChecksOnly(t: Pick<TemplateRow, 'required_checks' | 'required_documents'>): boolean {
-  return t.required_checks.every((c) => CHECKS_ONLY_TYPES.has(c)) && t.required_documents.length === 0;
 }
 
 /** The template by slug and the tenant's policy in force, in one round trip (the sync hot path). */

@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import type { FlowDecision } from '../../schemas/flows.js';
+import { decideAlerts } from '../alerts/alert-memory.js';
+import { queueSlaAt } from '../alerts/alert-sla.js';
+import { json, type Sql, type Tx, transaction } from '../db/sql.js';
+import { type OutboxRow, outboxEvent } from '../outbox/outbox.js';
+import type { CheckPolicy } from '../policy/check-policy.js';
+import type { CheckRow } from './check-model.js';
+import type { AlertEvidence, CheckInput, CheckOutcome, CheckRunDeps } from './check-type.js';
+import { checkType } from './registry.js';
+import { decideCheck } from './rules.js';
+
+/**
+ * The screening recorder: the one way a check is recorded, whoever runs it (sync flows, flow jobs, AML reruns,
+ * batches, monitors). In phases, so that each caller keeps its own transaction and write path:
+ *
+ *   run      the check types on the subject (registry.ts) → outcomes
+ *   build    decide each outcome by the tenant's policy (rules.ts) → check row + drafted alerts
+ *   remember the false-positive memory (alerts/alert-memory.ts): drop alerts that must not be raised, refresh the
+ *            evidence of open alerts whose entity changed
+ *   write    check rows, alerts, refreshes and their outbox events, in the caller's transaction
+ *
+ * `recordChecks` does remember + write in one transaction; the sync flow path writes the same rows in its single
+ * flow-graph statement (flows/flow-store.ts).
+ */
+
+/** Where a check comes from and what it is about. */
+export interface RecordContext {
+  tenant_id: string;
+  policy: CheckPolicy;
+  mode: 'sync' | 'async';
+  flow_id?: string | null;
+  batch_id?: string | null;
+  monitor_id?: string | null;
+  applicant_id: string | null;
+  applicant_name: string | null;
+  /** the tenant's own id of the customer */
+  reference: string | null;
+  /** the subject across screenings: alerts and their false-positive memory are per (subject_ref, entity) */
+  subject_ref: string;
+  input_ref?: string | null;
+  use_case?: string | null;
+  /** a flow job's checks are recorded once per (flow_id, run_key), whatever the redeliveries */
+  run_key?: string | null;
+}
+
+export interface CheckInsert {
+  id: string;
+  tenant_id: string;
+  flow_id: string | null;
+  batch_id: string | null;
+  applicant_id: string | null;
+  applicant_name: string | null;
+  reference: string | null;
+  check_type: CheckOutcome['check_type'];
+  status: CheckOutcome['status'];
+  result: CheckOutcome['result'];
+  decision: FlowDecision | null;
+  reason_codes: string[];
+  mode: 'sync' | 'async';
+  use_case: string | null;
+  input_ref: string | null;
+  latency_ms: number;
+  dataset_versions: string[];
+  datasets: CheckOutcome['datasets'];
+  policy_version: string;
+  error: string | null;
+  evidence: Record<string, unknown>;
+  alert_count: number;
+  run_key: string | null;
+  completed_at: Date;
+}
+
+export interface AlertInsert {
+  id: string;
+  tenant_id: string;
+  check_id: string;
+  flow_id: string | null;
+  batch_id: string | null;
+  applicant_id: string | null;
+  state: 'open';
+  subject_ref: string;
+  source_entity_id: string;
+  evidence: AlertEvidence;
+  four_eyes_required: boolean;
+  queue_sla_at: Date;
+}
+
+export interface AlertRefresh {
+  alert_id: string;
+  evidence: AlertEvidence;
+}
+
+export interface CheckRecord {
+  check: CheckInsert;
+  alerts: AlertInsert[];
+  /** open alerts of the same subject and entity whose evidence this check refreshes (set by rememberAlerts) */
+  refreshes: AlertRefresh[];
+  monitor_id: string | null;
+}
+
+/** Runs the named check types on one subject (in parallel). */
+export async function runChecks(
+  deps: CheckRunDeps,
+  types: readonly string[],
+  input: CheckInput,
+): Promise<CheckOutcome[]> {
+  return Promise.all(
+    types.map((t) => {
+      const def = checkType(t);
+      if (!def || def.needs_upload) throw new Error(`${t} cannot run on the subject alone`);
+      return def.run(deps, input);
+    }),
+  );
+}
+
+/** The recorder's decision for one outcome: the rules over its signals; a failed check without a signal the
+ * policy keeps has no decision. */
+export function decideOutcome(
+  o: Pick<CheckOutcome, 'status' | 'signals'>,
+  policy: CheckPolicy,
+): { decision: FlowDecision | null; reason_codes: string[] } {
+  const decided = decideCheck(o.signals, policy);
+  return {
+    decision: o.status === 'completed' || decided.reason_codes.length ? decided.decision : null,
+    reason_codes: decided.reason_codes,
+  };
+}
+
+/** The check row and its drafted alerts (one per matched entity), before the false-positive memory. */
+export function buildCheck(o: CheckOutcome, ctx: RecordContext): CheckRecord {
+  const id = randomUUID();
+  const now = new Date();
+  const { decision, reason_codes } = decideOutcome(o, ctx.policy);
+  const alerts = o.alerts.map(
+    (a): AlertInsert => ({
+      id: randomUUID(),
+      tenant_id: ctx.tenant_id,
+      check_id: id,
+      flow_id: ctx.flow_id ?? null,
+      batch_id: ctx.batch_id ?? null,
+      applicant_id: ctx.applicant_id,
+      state: 'open',
+      subject_ref: ctx.subject_ref,
+      source_entity_id: a.source_entity_id,
+      evidence: a.evidence,
+      four_eyes_required: ctx.policy.four_eyes_required,
+      queue_sla_at: queueSlaAt(now, a.evidence.datasets, ctx.policy),
+    }),
+  );
+  return {
+    check: {
+      id,
+      tenant_id: ctx.tenant_id,
+      flow_id: ctx.flow_id ?? null,
+      batch_id: ctx.batch_id ?? null,
+      applicant_id: ctx.applicant_id,
+      applicant_name: ctx.applicant_name,
+      reference: ctx.reference,
+      check_type: o.check_type,
+      status: o.status,
+      result: o.result,
+      decision,
+      reason_codes,
+      mode: ctx.mode,
+      use_case: ctx.use_case ?? null,
+      input_ref: ctx.input_ref ?? null,
+      latency_ms: o.latency_ms,
+      dataset_versions: o.dataset_versions,
+      datasets: o.datasets,
+      policy_version: ctx.policy.policy_version,
+      error: o.error,
+      evidence: o.evidence,
+      alert_count: alerts.length,
+      run_key: ctx.run_key ?? null,
+      completed_at: now,
+    },
+    alerts,
+    refreshes: [],
+    monitor_id: ctx.monitor_id ?? null,
+  };
+}
+
+/**
+ * The false-positive memory over drafted records (server/alerts/alert-memory.ts), reads only: drops the alerts
+ * that must not be raised, stamps the entity fingerprint into the evidence of those raised, turns the hits on an
+ * open alert whose entity changed into refreshes, and sets each check's alert_count. Mutates the records.
+ */
+export async function rememberAlerts(db: Sql, records: CheckRecord[]): Promise<void> {
+  const drafted = records.flatMap((r) => r.alerts.map((a) => ({ r, a })));
+  if (!drafted.length) return;
+  const verdicts = await decideAlerts(
+    db,
+    drafted[0]?.a.tenant_id as string,
+    drafted.map(({ a }) => ({
+      subject_ref: a.subject_ref,
+      source_entity_id: a.source_entity_id,
+      dataset_version: a.evidence.dataset_version,
+    })),
+  );
+  for (const r of records) r.alerts = [];
+  drafted.forEach(({ r, a }, i) => {
+    const v = verdicts[i];
+    const evidence = { ...a.evidence, entity_fingerprint: v?.fingerprint ?? null };
+    if (v?.kind === 'raise') r.alerts.push({ ...a, evidence });
+    else if (v?.kind === 'refresh')
+      r.refreshes.push({
+        alert_id: v.alert_id,
+        evidence: { ...evidence, refreshed_by_check_id: r.check.id },
+      });
+  });
+  for (const r of records) r.check.alert_count = r.alerts.length;
+}
+
+/** The outbox events of recorded checks: check.completed for a flow's check (batches report batch.completed,
+ * monitors monitor.match), alert.created per alert raised, alert.updated per refreshed alert. */
+export function checkEvents(records: readonly CheckRecord[]): OutboxRow[] {
+  return records.flatMap((r) => {
+    const c = r.check;
+    return [
+      ...(c.flow_id
+        ? [
+            outboxEvent(c.tenant_id, 'check.completed', c.id, {
+              check_id: c.id,
+              flow_id: c.flow_id,
+              check_type: c.check_type,
+              status: c.status,
+              result: c.result,
+              decision: c.decision,
+              alert_count: c.alert_count,
+            }),
+          ]
+        : []),
+      ...r.alerts.map((a) =>
+        outboxEvent(c.tenant_id, 'alert.created', a.id, {
+          alert_id: a.id,
+          check_id: c.id,
+          flow_id: a.flow_id,
+          batch_id: a.batch_id,
+          monitor_id: r.monitor_id,
+          source_entity_id: a.source_entity_id,
+          state: a.state,
+          four_eyes_required: a.four_eyes_required,
+        }),
+      ),
+      ...r.refreshes.map((f) =>
+        outboxEvent(c.tenant_id, 'alert.updated', f.alert_id, {
+          alert_id: f.alert_id,
+          action: 'evidence_refreshed',
+          refreshed_by_check_id: c.id,
+        }),
+      ),
+    ];
+  });
+}
+
+/** Rows as written: evidence as jsonb. */
+export const checkRow = (sql: Sql, c: CheckInsert) => ({ ...c, evidence: json(sql, c.evidence) });
+export const alertRow = (sql: Sql, a: AlertInsert) => ({ ...a, evidence: json(sql, a.evidence) });
+
+/**
+ * Writes remembered records in the caller's transaction. A check whose (flow_id, run_key) is already recorded (an
+ * earlier delivery of the same job) is returned instead, and its alerts and events are not written again.
+ * Returns the check rows in the order of `records`.
+ */
+export async function writeChecks(
+  tx: Tx,
+  records: CheckRecord[],
+): Promise<{ rows: CheckRow[]; written: CheckRecord[] }> {
+  if (!records.length) return { rows: [], written: [] };
+  const inserted = await tx<CheckRow[]>`
+    insert into checks ${tx(records.map((r) => checkRow(tx, r.check)))}
+    on conflict (flow_id, run_key) where run_key is not null do nothing
+    returning *`;
+  const byId = new Map(inserted.map((c) => [c.id, c]));
+  const written = records.filter((r) => byId.has(r.check.id));
+  const rows: CheckRow[] = [];
+  for (const r of records) {
+    let row = byId.get(r.check.id);
+    if (!row) {
+      [row] = await tx<CheckRow[]>`
+        select * from checks where flow_id = ${r.check.flow_id} and run_key = ${r.check.run_key}`;
+      if (!row) throw new Error('check conflict without a row');
+    }
+    rows.push(row);
+  }
+  const alerts = written.flatMap((r) => r.alerts);
+  if (alerts.length) await tx`insert into alerts ${tx(alerts.map((a) => alertRow(tx, a)))}`;
+  for (const f of written.flatMap((r) => r.refreshes)) {
+    await tx`update alerts set evidence = ${json(tx, f.evidence)}, updated_at = now() where id = ${f.alert_id}`;
+  }
+  const events = checkEvents(written);
+  if (events.length) await tx`insert into outbox_events ${tx(events.map((e) => eventRow(tx, e)))}`;
+  return { rows, written };
+}
+
+export const eventRow = (sql: Sql, e: OutboxRow) => ({ ...e, payload: json(sql, e.payload) });
+
+/** remember + write, atomically (in the caller's transaction when given one). */
+export function recordChecks(
+  sql: Sql,
+  records: CheckRecord[],
+): Promise<{ rows: CheckRow[]; written: CheckRecord[] }> {
+  return transaction(sql, async (tx) => {
+    await rememberAlerts(tx, records);
+    return writeChecks(tx, records);
+  });
+}
