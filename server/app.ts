@@ -1,4 +1,5 @@
 import uWS from 'uWebSockets.js';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -22,6 +23,8 @@ import { DASHBOARD_TAG, dashboardRoutes } from './dashboard/dashboard-routes.js'
 import { datasetOperatorRoutes } from './datasets/dataset-operator-routes.js';
 import { datasetRoutes } from './datasets/dataset-routes.js';
 import type { DatasetDeps } from './datasets/dataset-store.js';
+import { feedRoutes } from './datasets/feed-routes.js';
+import { startFeedWorkers } from './datasets/feeds.js';
 import { DatasetActivation, startDatasetBuildWorker } from './datasets/lifecycle.js';
 import { migrate } from './db/migrate.js';
 import { connectRedis } from './db/redis.js';
@@ -242,6 +245,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     ...tenantRoutes(sql),
     ...datasetRoutes({ ...datasetDeps, kv, bus, log }),
     ...datasetOperatorRoutes(sql),
+    ...feedRoutes(sql),
     ...fatfRoutes({ sql, kv, onChange: refreshFatf }),
     ...flowRoutes({
       ...flowDeps,
@@ -327,6 +331,21 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
             metrics,
             backoff_ms: config.DATASET_BUILD_BACKOFF_MS.split(',').map(Number),
           }),
+        );
+        workers.push(
+          await startFeedWorkers(
+            {
+              ...datasetDeps,
+              kv,
+              bus,
+              log,
+              extraCa: config.FEED_EXTRA_CA_FILE
+                ? readFileSync(config.FEED_EXTRA_CA_FILE, 'utf8')
+                : undefined,
+              maxBytes: config.FEED_MAX_BYTES,
+            },
+            config.FEED_SCHEDULER_MS,
+          ),
         );
         workers.push(await startFlowWorker({ ...flowDeps, log }));
         workers.push(await startDocumentVerifyWorker(documentDeps));

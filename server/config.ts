@@ -72,6 +72,22 @@ const Env = Type.Object({
     description:
       'how often every process compares the dataset version it serves with the active one (and queues owed monitor deltas)',
   }),
+  FEED_SCHEDULER_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 10_000,
+    description:
+      'how often worker processes look for list feeds that are due (each is claimed by one process)',
+  }),
+  FEED_EXTRA_CA_FILE: Type.Optional(
+    Type.String({ description: 'PEM file of extra CAs trusted for https:// feed downloads (a private CA)' }),
+  ),
+  FEED_MAX_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 8 * 1024 * 1024 * 1024,
+    default: 1024 * 1024 * 1024,
+    description: 'a feed download larger than this fails',
+  }),
   DATASET_BUILD_BACKOFF_MS: Type.String({
     pattern: '^\\d+(,\\d+)*$',
     default: '2000,10000,30000,120000',

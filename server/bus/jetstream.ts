@@ -16,6 +16,7 @@ import type { Logger } from '../log.js';
  * and durable consumer. */
 export const JOB_KINDS = [
   'dataset_build',
+  'dataset_feed',
   'applicant_erase',
   'document_verify',
   'webhook_delivery',

@@ -19,6 +19,8 @@ export interface DatasetStats {
   by_schema: Record<string, number>;
   by_dataset: Record<string, number>;
   by_source: Record<string, number>;
+  /** entities parsed from each source URI */
+  by_uri?: Record<string, number>;
   scripts: Record<string, number>;
   issues: number;
   first_issues: IngestIssue[];

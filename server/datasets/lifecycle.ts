@@ -75,15 +75,25 @@ export class BuildError extends Error {
   override name = 'BuildError';
 }
 
-const isPermanent = (err: unknown) => err instanceof BuildError || err instanceof SourceError;
+/** A version that parsed but failed its caller's validation (e.g. a feed's shrink limit). */
+export class RefusedError extends BuildError {
+  override name = 'RefusedError';
+}
+
+export const isPermanent = (err: unknown) => err instanceof BuildError || err instanceof SourceError;
 
 const where = (i: IngestIssue) => `${i.file}:${i.line}${i.field ? ` [${i.field}]` : ''}`;
 
-/** Parses every source of a building version, stores its entities, builds and uploads the index artifact and marks
+/** Parses every source of a building version, stores its entities (and, with `validate`, refuses it on the
+ * caller's rule), builds and uploads the index artifact and marks
  * it ready. A permanent failure (BuildError/SourceError: a corrupt or missing source) marks it failed with the
  * offending file:line and is rethrown; a transient one (S3, Postgres, network) leaves it building and is rethrown
  * for the caller to retry. Idempotent: a finished version is returned as it is; a half-built one starts again. */
-export async function buildVersion(deps: DatasetDeps, versionId: string): Promise<VersionRow> {
+export async function buildVersion(
+  deps: DatasetDeps,
+  versionId: string,
+  opts: { validate?: (stats: DatasetStats) => string | undefined } = {},
+): Promise<VersionRow> {
   const { sql, store } = deps;
   const version = await getVersion(sql, versionId);
   if (!version) throw new BuildError(`dataset version ${versionId} not found`);
@@ -95,6 +105,7 @@ export async function buildVersion(deps: DatasetDeps, versionId: string): Promis
     by_schema: {},
     by_dataset: {},
     by_source: {},
+    by_uri: {},
     scripts: {},
     issues: 0,
     first_issues: [],
@@ -167,6 +178,7 @@ export async function buildVersion(deps: DatasetDeps, versionId: string): Promis
           batch.push({ version_id: versionId, entity_id: e.entity_id, data: json(sql, e) });
           if (batch.length >= INSERT_BATCH) await flush();
         }
+        if (stats.by_uri) stats.by_uri[src.uri] = fromSource;
         // a file that yields nothing, or more bad rows than good ones, is corrupt: fail rather than serve half a list
         const bad = stats.issues - issuesBefore;
         if (fromSource === 0 || bad > fromSource) {
@@ -180,6 +192,9 @@ export async function buildVersion(deps: DatasetDeps, versionId: string): Promis
       }
     }
     await flush();
+    // a caller's acceptance rule (list feeds: a list that shrank too much) fails the version before it is ready
+    const refusal = opts.validate?.(stats);
+    if (refusal) throw new RefusedError(refusal);
     const index = buildIndex(entities, versionId);
     const artifact = serializeIndex(index);
     await store.put(artifactKey(versionId), artifact);
