@@ -157,6 +157,11 @@ function loadHuman(): Promise<HumanClass> {
   return human.load().then(() => human);
 }
 
+export function wasmHeapBytes(): number {
+  const backend = state?.tf.backend() as { wasm?: { HEAPU8?: Uint8Array } } | undefined;
+  return backend?.wasm?.HEAPU8?.byteLength ?? 0;
+}
+
 /** The thread's models, loaded on first use; every acquire is paired with one release. */
 export function acquireModels(withLiveness: boolean): Promise<LoadedModels> {
   return serially(async () => {
