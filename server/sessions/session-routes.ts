@@ -31,47 +31,57 @@ export interface SessionDeps {
 const E401 = { description: 'Wrong e-mail or password, or no valid session', schema: ErrorEnvelope };
 const E422 = { description: 'Validation error', schema: ValidationFailure };
 
-/** Brute-force protection: failed logins are counted per account (tenant + e-mail) and per client IP in Redis,
- * in a fixed window of lockoutSeconds that starts at the first failure. At maxFailures (account) or 10×maxFailures
- * (IP) further attempts get 429 until the window ends — even with the right password. Success clears the account
- * counter. */
+/** Brute-force protection: sign-in attempts are counted per account (tenant + e-mail) and per client IP in Redis,
+ * in a fixed window of lockoutSeconds that starts at the first counted attempt. Checking and counting are one Lua
+ * call (atomic), so parallel guesses cannot all pass the check before any of them is counted: an attempt takes a
+ * slot before the password is verified; at maxFailures (account) or 10×maxFailures (IP) taken slots, further
+ * attempts get 429 until the window ends — even with the right password. A success gives its slots back (the
+ * account counter is cleared, the IP counter decremented), so only failures accumulate. */
+const ATTEMPT = `
+local acct, ip = KEYS[1], KEYS[2]
+local max_acct, max_ip, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+if tonumber(redis.call('GET', acct) or '0') >= max_acct then return redis.call('TTL', acct) end
+if tonumber(redis.call('GET', ip) or '0') >= max_ip then return redis.call('TTL', ip) end
+redis.call('INCR', acct)
+redis.call('EXPIRE', acct, ttl, 'NX')
+redis.call('INCR', ip)
+redis.call('EXPIRE', ip, ttl, 'NX')
+return 0
+`;
+const RELEASE = `
+redis.call('DEL', KEYS[1])
+if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+return 0
+`;
+
 class LoginThrottle {
   constructor(private readonly deps: SessionDeps) {}
-  private keys(tenantId: string, email: string, ip: string) {
+  private keys(tenantId: string, email: string, ip: string): [string, string] {
     const h = createHash('sha256').update(`${tenantId}\u0000${email}`).digest('hex').slice(0, 32);
-    return { account: `${this.deps.ns}:login:acct:${h}`, ip: `${this.deps.ns}:login:ip:${ip}` };
+    return [`${this.deps.ns}:login:acct:${h}`, `${this.deps.ns}:login:ip:${ip}`];
   }
-  async check(tenantId: string, email: string, ip: string): Promise<void> {
-    const k = this.keys(tenantId, email, ip);
-    const [acct, byIp] = await this.deps.redis.mget(k.account, k.ip);
-    const locked =
-      Number(acct ?? 0) >= this.deps.maxFailures
-        ? k.account
-        : Number(byIp ?? 0) >= this.deps.maxFailures * 10
-          ? k.ip
-          : null;
-    if (locked) {
-      const ttl = await this.deps.redis.ttl(locked);
-      const retry = Math.max(1, ttl > 0 ? ttl : this.deps.lockoutSeconds);
+  /** Takes an attempt slot or throws 429 login_locked. */
+  async attempt(tenantId: string, email: string, ip: string): Promise<void> {
+    const { maxFailures, lockoutSeconds } = this.deps;
+    const ttl = (await this.deps.redis.eval(
+      ATTEMPT,
+      2,
+      ...this.keys(tenantId, email, ip),
+      maxFailures,
+      maxFailures * 10,
+      lockoutSeconds,
+    )) as number;
+    if (ttl !== 0) {
+      const retry = Math.max(1, ttl > 0 ? ttl : lockoutSeconds);
       throw new ApiError('login_locked', {
         details: { retry_after_seconds: retry },
         headers: { 'retry-after': String(retry) },
       });
     }
   }
-  async fail(tenantId: string, email: string, ip: string): Promise<void> {
-    const k = this.keys(tenantId, email, ip);
-    const ttl = this.deps.lockoutSeconds;
-    await this.deps.redis
-      .multi()
-      .incr(k.account)
-      .expire(k.account, ttl, 'NX')
-      .incr(k.ip)
-      .expire(k.ip, ttl, 'NX')
-      .exec();
-  }
+  /** A successful sign-in gives its slots back; a failed one keeps them. */
   async succeed(tenantId: string, email: string, ip: string): Promise<void> {
-    await this.deps.redis.del(this.keys(tenantId, email, ip).account);
+    await this.deps.redis.eval(RELEASE, 2, ...this.keys(tenantId, email, ip));
   }
 }
 
@@ -102,7 +112,7 @@ export function sessionRoutes(deps: SessionDeps) {
       },
       handler: async ({ body, req }) => {
         const email = body.email.trim().toLowerCase();
-        await throttle.check(body.tenant_id, email, req.ip);
+        await throttle.attempt(body.tenant_id, email, req.ip);
         const [op] = await sql<(OperatorRow & { tenant_status: string; tenant_origins: string[] })[]>`
           select o.*, t.status as tenant_status, t.allowed_origins as tenant_origins
           from operators o join tenants t on t.id = o.tenant_id
@@ -110,7 +120,6 @@ export function sessionRoutes(deps: SessionDeps) {
         // unknown accounts cost one scrypt too, so that timing does not reveal which e-mails exist
         const ok = await verifyPassword(body.password, op?.password_hash ?? (await dummyHash()));
         if (!op || !ok || op.disabled_at) {
-          await throttle.fail(body.tenant_id, email, req.ip);
           throw new ApiError('unauthorized', { message: 'Wrong e-mail or password' });
         }
         // login CSRF: a browser sign-in must come from the dashboard's own origin (or a configured/allowed one),
