@@ -15,7 +15,12 @@ beforeAll(async () => {
   acme = await createTenant(t, { name: 'Acme' });
   const r = await call(t.url, 'POST', '/v1/operators', {
     token: acme.secret_key,
-    body: { email: 'victim@acme.test', name: 'Victim', role: 'admin', password: 'correct horse battery staple' },
+    body: {
+      email: 'victim@acme.test',
+      name: 'Victim',
+      role: 'admin',
+      password: 'correct horse battery staple',
+    },
   });
   expect(r.status).toBe(201);
 });
