@@ -33,6 +33,7 @@ import { documentRoutes } from './documents/document-routes.js';
 import type { DocumentDeps } from './documents/document-service.js';
 import { startDocumentVerifyWorker } from './documents/document-verify-worker.js';
 import { resumeFlowAfterDocuments } from './documents/flow-resume.js';
+import type { Dependency } from './errors.js';
 import { fatfRoutes } from './fatf/fatf-routes.js';
 import { type FatfState, latestFatf } from './fatf/fatf-store.js';
 import { parseTrustedProxies } from './flows/client-metadata.js';
@@ -200,28 +201,41 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
 
   const router = new Router();
   let openapiDoc: unknown;
+  /** each probe answers within READY_PROBE_MS, so /readyz answers within a second whatever is down */
+  const READY_PROBE_MS = 800;
   const readiness = {
     async check() {
       const components: Record<string, string> = {};
       let ready = !draining;
       if (draining) components.server = 'shutting_down';
-      try {
-        await sql`select 1`;
-        components.database = 'ok';
-      } catch {
-        components.database = 'unreachable';
-        ready = false;
-      }
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<string>((r) => {
+        timer = setTimeout(() => r('timeout'), READY_PROBE_MS);
+      });
+      components.database = await Promise.race([
+        sql`select 1`.then(
+          () => 'ok',
+          () => 'unreachable',
+        ),
+        timeout,
+      ]);
+      clearTimeout(timer);
+      if (components.database !== 'ok') ready = false;
       components.matcher = pool.version ? 'ok' : 'no_dataset_loaded';
       if (pool.version) components.dataset_version = pool.version;
       else ready = false;
       components.redis = redis.status === 'ready' ? 'ok' : redis.status;
       if (redis.status !== 'ready') ready = false;
-      components.nats = nats.isClosed() ? 'closed' : 'ok';
-      if (nats.isClosed()) ready = false;
+      components.nats = bus.connection.describe();
+      if (!bus.connection.up()) ready = false;
       return { ready, components };
     },
   };
+  /** dependencies known to be disconnected now: an unexpected error meanwhile is answered as their outage */
+  const down = (): Dependency[] => [
+    ...(redis.status === 'ready' ? [] : (['redis'] as const)),
+    ...(bus.connection.up() ? [] : (['nats'] as const)),
+  ];
   const sessionSettings: SessionSettings = {
     ttlSeconds: config.SESSION_TTL_SECONDS,
     secureCookie: config.SESSION_COOKIE_SECURE,
@@ -270,7 +284,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     ...nativeAppRoutes(sql),
     ...auditRoutes(sql),
     ...webhookRoutes(webhookDeps),
-    ...batchRoutes({ sql, bus, redis }),
+    ...batchRoutes({ sql, bus }),
     ...monitorRoutes({ sql, bus }),
     ...dashboardRoutes(),
   ];
@@ -292,6 +306,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       authorize: authorizeRoute,
       audit: centralAuditHook(sql, log),
       accepting: () => accepting,
+      down,
     },
     inflight,
   );

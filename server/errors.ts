@@ -61,6 +61,10 @@ export const ERRORS = {
   overloaded: { status: 503, message: 'The screening pool is at capacity; retry shortly' },
   matcher_unavailable: { status: 503, message: 'No dataset version is loaded yet' },
   shutting_down: { status: 503, message: 'The server is shutting down' },
+  service_unavailable: {
+    status: 503,
+    message: 'A service this request needs is unavailable; nothing was changed, retry shortly',
+  },
 } as const satisfies Record<string, { status: number; message: string; loc?: readonly string[] }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -109,3 +113,52 @@ export class ValidationError extends Error {
 
 export const invalid = (loc: (string | number)[], msg: string, type = 'value_error') =>
   new ValidationError([{ loc, msg, type }]);
+
+/** The backing services whose outage a request can meet. */
+export type Dependency = 'database' | 'redis' | 'nats';
+/** Seconds a client should wait before retrying after an outage answer. */
+export const OUTAGE_RETRY_AFTER_S = 2;
+
+/** 503 service_unavailable with Retry-After, naming the dependency (the documented outage answer). */
+export function outageError(dependency: Dependency, message?: string): ApiError {
+  return new ApiError('service_unavailable', {
+    ...(message ? { message } : {}),
+    details: { dependency },
+    headers: { 'retry-after': String(OUTAGE_RETRY_AFTER_S) },
+  });
+}
+
+// postgres.js: socket errors of a connection, its own connection codes, and SQLSTATE classes 08 (connection
+// exception), 57P01-03 (server shutting down / starting) and 53300 (too many connections)
+const PG_CONNECTION_CODES = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
+// ioredis: no connection and no offline queue, retries exhausted, command timeout, connection closed
+const REDIS_MESSAGES = /enableOfflineQueue|Connection is closed|Command timed out|Reached the max retries/;
+
+/** Which dependency's outage an unexpected error is, if any. `down` reports the dependencies known to be
+ * disconnected right now: an unclassified error that happens while one is down is blamed on it. */
+export function outageOf(err: unknown, down: () => Dependency[] = () => []): Dependency | undefined {
+  if (err instanceof ApiError || err instanceof ValidationError) return undefined;
+  const e = err as { code?: unknown; name?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const name = typeof e?.name === 'string' ? e.name : '';
+  const message = typeof e?.message === 'string' ? e.message : '';
+  if (name === 'MaxRetriesPerRequestError' || REDIS_MESSAGES.test(message)) return 'redis';
+  if (PG_CONNECTION_CODES.has(code) || (name === 'PostgresError' && code.startsWith('08'))) return 'database';
+  return down()[0];
+}

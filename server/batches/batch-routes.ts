@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   BatchListQuery,
   BatchParams,
@@ -14,7 +13,7 @@ import { ApiError } from '../errors.js';
 import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { withIdempotency } from '../idempotency/idempotency.js';
-import { createBatch } from './batch-service.js';
+import { createBatch, publishChunks } from './batch-service.js';
 import { type BatchRow, batchOut } from './batch-store.js';
 
 /** 100,000 records of a few hundred bytes each: the one route allowed a body this large. */
@@ -27,16 +26,16 @@ const E422 = {
   schema: ValidationFailure,
 };
 
-export function batchRoutes(deps: { sql: Sql; bus: Bus; redis: Redis }) {
+export function batchRoutes(deps: { sql: Sql; bus: Bus }) {
   const { sql } = deps;
-  /** One self-serve unit per subject, all or nothing. */
-  const consumer = (tenantId: string, plan: string) => async (units: number) => {
+  /** One self-serve unit per subject, all or nothing, in the transaction that stores the batch. */
+  const consumer = (tenantId: string, plan: string) => async (tx: Sql, units: number) => {
     if (plan !== 'self_serve') return;
-    const rows = await sql`
+    const rows = await tx`
       update tenants set consumed = consumed + ${units}
       where id = ${tenantId} and consumed + ${units} <= allowance returning consumed`;
     if (rows.length) return;
-    const [t] = await sql<
+    const [t] = await tx<
       { allowance: number; consumed: number }[]
     >`select allowance, consumed from tenants where id = ${tenantId}`;
     throw new ApiError('allowance_exhausted', {
@@ -64,17 +63,29 @@ export function batchRoutes(deps: { sql: Sql; bus: Bus; redis: Redis }) {
         409: { description: 'A request with this Idempotency-Key is still running', schema: ErrorEnvelope },
         422: E422,
       },
-      handler: async ({ body, req, tenant }) => {
-        return withIdempotency(
-          deps.redis,
-          `batch:${tenant.tenant_id}`,
-          req.headers['idempotency-key'],
-          body,
-          async () => ({
-            status: 202,
-            body: await createBatch(deps, tenant, body, consumer(tenant.tenant_id, tenant.plan)),
-          }),
+      handler: async ({ body, req, tenant, log }) => {
+        let stored: BatchRow | undefined;
+        // the batch and its Idempotency-Key record commit together: a retry after any failure replays the answer
+        const { reply, replayed } = await withIdempotency(
+          sql,
+          { tenant_id: tenant.tenant_id, scope: 'check_batches', key: req.headers['idempotency-key'], body },
+          async (tx) => {
+            stored = await createBatch(tx, tenant, body, consumer(tenant.tenant_id, tenant.plan));
+            return { status: 202, body: batchOut(stored) };
+          },
         );
+        // queue the chunks after the commit; if NATS is unreachable the batch stays queued and the stranded-batch
+        // sweep queues it later: the answer is still 202, the batch is stored and will run
+        if (stored && !replayed) {
+          await publishChunks(deps, stored).catch((err: unknown) =>
+            log.warn(
+              { err, batch_id: stored?.id },
+              'batch stored; queuing its chunks failed, the sweep will retry',
+            ),
+          );
+        }
+        // a replay changes nothing: no second audit row
+        return replayed ? { ...reply, audited: true } : reply;
       },
     }),
     route({

@@ -6,7 +6,7 @@ import type { TenantPrincipal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import { json, type Sql, transaction } from '../db/sql.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
-import { type BatchRow, batchOut } from './batch-store.js';
+import type { BatchRow } from './batch-store.js';
 
 /** Subjects per JetStream job: small enough that a redelivery repeats little work, large enough to amortise a
  * transaction. */
@@ -19,15 +19,15 @@ export interface ChunkJob {
   to: number;
 }
 
-/** Stores the batch and its subjects in one transaction (inserted in slices, never one giant statement), then
- * queues one job per chunk. Self-serve allowance: one unit per subject, consumed atomically up front. */
+/** Stores the batch and its subjects atomically (inserted in slices, never one giant statement), joining the
+ * caller's transaction when given one; the caller queues its chunks (publishChunks) after the commit. Self-serve
+ * allowance: one unit per subject, consumed in the same transaction, so a batch that is not stored costs nothing. */
 export async function createBatch(
-  deps: { sql: Sql; bus: Bus },
+  sql: Sql,
   tenant: TenantPrincipal,
   input: CheckBatchCreateIn,
-  consumeAllowance: (units: number) => Promise<void>,
-) {
-  const { sql } = deps;
+  consumeAllowance: (sql: Sql, units: number) => Promise<void>,
+): Promise<BatchRow> {
   await requireOwnApplicants(
     sql,
     tenant.tenant_id,
@@ -44,7 +44,7 @@ export async function createBatch(
       subject: s,
     })),
   );
-  await consumeAllowance(subjects.length);
+  await consumeAllowance(sql, subjects.length);
   const id = randomUUID();
   const batch = await transaction(sql, async (tx) => {
     const [row] = await tx<BatchRow[]>`
@@ -66,8 +66,7 @@ export async function createBatch(
     return row;
   });
   if (!batch) throw new Error('batch insert returned nothing');
-  await publishChunks(deps, batch);
-  return batchOut(batch);
+  return batch;
 }
 
 /** Queues every chunk of a batch (msgID dedup makes a repeat within the stream window a no-op; the worker is

@@ -5,6 +5,7 @@ import type { CheckOutcome } from '../checks/check-type.js';
 import { buildCheck, recordChecks } from '../checks/recorder.js';
 import { screenAml } from '../checks/types/aml-screen.js';
 import { type Sql, transaction } from '../db/sql.js';
+import { purgeExpiredKeys } from '../idempotency/idempotency.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
@@ -127,6 +128,9 @@ export async function startBatchWorker(deps: BatchWorkerDeps): Promise<RunningWo
   // batches committed but never queued (crash between commit and publish) are queued again
   const sweep = setInterval(() => {
     requeueStranded(deps).catch((err: unknown) => deps.log.warn({ err }, 'batch requeue sweep failed'));
+    purgeExpiredKeys(deps.sql).catch((err: unknown) =>
+      deps.log.warn({ err }, 'idempotency key purge failed'),
+    );
   }, 30_000);
   const worker = await runWorker<ChunkJob>(deps.bus, deps.log, {
     kind: 'batch_chunk',

@@ -10,7 +10,9 @@ import {
   StorageType,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { outageError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { type ConnectionState, trackConnection } from './nats.js';
 
 /** One work-queue stream per deployment (namespace) for every background job kind; each kind has its own subject
  * and durable consumer. */
@@ -53,19 +55,37 @@ export interface Bus {
   ns: string;
   js: JetStreamClient;
   jsm: JetStreamManager;
+  /** whether the NATS connection is up now */
+  connection: ConnectionState;
+  /** Publishes a job and waits for JetStream's ack. While NATS is unreachable it fails at once (and after
+   * PUBLISH_TIMEOUT_MS without an ack) with 503 service_unavailable, so a request never waits long on NATS. */
   publishJob(kind: JobKind, payload: unknown, msgID: string): Promise<void>;
 }
+
+export const PUBLISH_TIMEOUT_MS = 1500;
 
 export async function createBus(nc: NatsConnection, ns: string): Promise<Bus> {
   const jsm = await jetstreamManager(nc);
   await ensureStreams(jsm, ns);
   const js = jetstream(nc);
+  const connection = trackConnection(nc);
   return {
     ns,
     js,
     jsm,
+    connection,
     async publishJob(kind, payload, msgID) {
-      await js.publish(jobSubject(ns, kind), JSON.stringify(payload), { msgID });
+      if (!connection.up()) throw outageError('nats');
+      try {
+        await js.publish(jobSubject(ns, kind), JSON.stringify(payload), {
+          msgID,
+          timeout: PUBLISH_TIMEOUT_MS,
+        });
+      } catch (err) {
+        const e = outageError('nats');
+        e.cause = err;
+        throw e;
+      }
     },
   };
 }

@@ -71,6 +71,22 @@ export async function refundAllowance(sql: Sql, tenantId: string): Promise<void>
   await sql`update tenants set consumed = greatest(consumed - 1, 0) where id = ${tenantId} and plan = 'self_serve'`;
 }
 
+/** A sync flow's unit was consumed before its checks ran: it is given back when the flow cannot be stored (best
+ * effort: when the database is down the refund fails too). */
+async function refundIfUnstored<T>(
+  sql: Sql,
+  tenant: { tenant_id: string; plan: string },
+  charged: boolean,
+  storing: Promise<T>,
+): Promise<T> {
+  try {
+    return await storing;
+  } catch (err) {
+    if (charged && tenant.plan === 'self_serve') await refundAllowance(sql, tenant.tenant_id).catch(() => {});
+    throw err;
+  }
+}
+
 /** Runs checks with one allowance unit: refunded when infrastructure fails, so a failed screen costs nothing. */
 async function metered<T>(
   sql: Sql,
@@ -218,7 +234,7 @@ export async function createFlow(
     ...checkEvents(records),
     ...(decided ? flowEvents(f, d, ['flow.completed', 'flow.decided']) : []),
   ];
-  const { flow, checks } = await insertFlowGraph(sql, {
+  const storing = insertFlowGraph(sql, {
     applicant: {
       id: applicantId,
       tenant_id: tenant.tenant_id,
@@ -268,6 +284,7 @@ export async function createFlow(
         }
       : {}),
   });
+  const { flow, checks } = await refundIfUnstored(sql, tenant, mode === 'sync', storing);
   const out = flowOut(flow, checks);
   return {
     flow: out,

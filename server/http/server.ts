@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { asTenantPrincipal } from '../auth/authorize.js';
 import type { AuthMode, Principal } from '../auth/principal.js';
-import { ApiError, ERRORS, ValidationError } from '../errors.js';
+import { ApiError, type Dependency, ERRORS, outageError, outageOf, ValidationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { CompiledRoute, Reply, RequestInfo, Router } from './router.js';
@@ -32,6 +32,8 @@ export interface HttpDeps {
   audit?: (call: AuditedCall) => Promise<void>;
   /** false while shutting down: new requests get 503 */
   accepting: () => boolean;
+  /** the backing services known to be disconnected now (an unexpected error meanwhile is their outage) */
+  down?: () => Dependency[];
 }
 
 const TENANT_ROUTES = new Set<AuthMode>(['secret', 'tenant']);
@@ -42,7 +44,21 @@ function statusLine(status: number): string {
   return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
 }
 
-export function errorReply(err: unknown, log: Logger, req: RequestInfo | undefined): Reply {
+export function errorReply(
+  err: unknown,
+  log: Logger,
+  req: RequestInfo | undefined,
+  down?: () => Dependency[],
+): Reply {
+  // an outage of Postgres, Redis or NATS is not our bug: 503 with Retry-After, nothing was changed
+  const dependency = outageOf(err, down);
+  if (dependency) {
+    log.warn(
+      { err: (err as Error)?.message, dependency, path: req?.path, request_id: req?.request_id },
+      'dependency unavailable',
+    );
+    return errorReply(outageError(dependency), log, req);
+  }
   if (err instanceof ValidationError) {
     return {
       status: 422,
@@ -136,7 +152,7 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
         res.end(payload);
       });
     };
-    const fail = (err: unknown) => send(errorReply(err, log, info));
+    const fail = (err: unknown) => send(errorReply(err, log, info, deps.down));
 
     if (!deps.accepting()) {
       fail(new ApiError('shutting_down', { headers: { 'retry-after': '5', connection: 'close' } }));

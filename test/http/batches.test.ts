@@ -120,22 +120,20 @@ describe('check batches', () => {
     });
     expect(theirs.status).toBe(202);
     expect(theirs.body.id).not.toBe(first.body.id);
-    // a first request still running
+    // a first request still running holds the key's transaction lock
     const inflightKey = `inflight-${Date.now()}`;
-    const { bodyHash } = await import('../../server/idempotency/idempotency.js');
-    await t.app.redis.set(
-      `idem:batch:${tenant.id}:${inflightKey}`,
-      JSON.stringify({ state: 'in_flight', body_sha256: bodyHash(body) }),
-      'EX',
-      60,
-    );
-    const busy = await call(t.url, 'POST', '/v1/check_batches', {
-      token: tenant.secret_key,
-      body,
-      headers: { 'idempotency-key': inflightKey },
+    await t.app.sql.begin(async (tx) => {
+      const lockId = `${tenant.id}/check_batches/${inflightKey}`;
+      await tx`select pg_advisory_xact_lock(hashtextextended(${lockId}, 7351002))`;
+      const busy = await call(t.url, 'POST', '/v1/check_batches', {
+        token: tenant.secret_key,
+        body,
+        headers: { 'idempotency-key': inflightKey },
+      });
+      expect(busy.status).toBe(409);
+      expect(busy.body).toMatchObject({ error: { code: 'idempotency_in_flight' } });
+      expect(Number(busy.headers.get('retry-after'))).toBeGreaterThan(0);
     });
-    expect(busy.status).toBe(409);
-    expect(busy.body).toMatchObject({ error: { code: 'idempotency_in_flight' } });
   });
 
   it('rejects empty batches, sync mode, unknown fields in subjects and more than 100,000 records', async () => {
