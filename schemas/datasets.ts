@@ -66,3 +66,14 @@ export const FatfListings = Type.Record(
   },
 );
 export type FatfListings = Static<typeof FatfListings>;
+/** PUT body: the whole map, never empty (an empty map would silently clear every listing). */
+export const FatfListingsIn = Type.Record(
+  Type.String({ pattern: '^[A-Z]{2}$' }),
+  StringEnum(['black', 'grey'] as const),
+  {
+    title: 'FatfListingsIn',
+    description: 'ISO 3166-1 alpha-2 country code → black | grey; the whole map, at least one entry',
+    minProperties: 1,
+    maxProperties: 300,
+  },
+);

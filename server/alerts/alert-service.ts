@@ -8,7 +8,7 @@ import type {
   AlertRejectIn,
   AlertState,
 } from '../../schemas/alerts.js';
-import { roleAllows } from '../auth/authorize.js';
+import { authorizeProposalReject, roleAllows } from '../auth/authorize.js';
 import type { OperatorRole, Principal } from '../auth/principal.js';
 import { json, type Sql, transaction } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
@@ -331,6 +331,7 @@ export async function rejectAlert(
   body: AlertRejectIn,
 ): Promise<AlertOut> {
   return change(sql, tenantId, alertId, actor, 'reject', (row) => {
+    if (row.state === 'pending_approval') authorizeProposalReject(actor, row.disposed_by);
     const to: AlertState = row.escalated_at ? 'escalated' : row.assigned_to ? 'in_review' : 'open';
     assertCan(row.state, 'reject', to);
     return {

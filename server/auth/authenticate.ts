@@ -52,6 +52,11 @@ export function createAuthenticator(
       return { kind: 'admin' };
     }
     const header = req.headers.authorization;
+    if (!header && mode === 'bearer') {
+      throw new ApiError('unauthorized', {
+        message: 'This endpoint needs Authorization: Bearer <secret key>; an operator session cannot call it',
+      });
+    }
     if (!header) {
       // the dashboard: an operator session cookie (secret-level routes, within the operator's role)
       const token = sessionTokenOf(req);
@@ -75,7 +80,7 @@ export function createAuthenticator(
     }
     if (row.status === 'pending_verification') throw new ApiError('tenant_pending_verification');
     if (row.status === 'suspended') throw new ApiError('tenant_suspended');
-    if (mode === 'secret' && kind !== 'secret') {
+    if ((mode === 'secret' || mode === 'bearer') && kind !== 'secret') {
       throw new ApiError('forbidden', { message: 'A publishable key cannot call this endpoint' });
     }
     const principal: TenantPrincipal = {

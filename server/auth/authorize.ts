@@ -42,7 +42,8 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   escalateAlert: 'analyst',
   approveAlert: 'supervisor',
   reviewAlert: 'supervisor',
-  rejectAlert: 'supervisor',
+  // analysts reach it to withdraw their own proposal; rejecting anyone else's needs a supervisor (mayRejectProposal)
+  rejectAlert: 'analyst',
   // monitors
   createMonitor: 'analyst',
   listMonitors: 'analyst',
@@ -109,6 +110,18 @@ export function authorizeRoute(
   if (!roleAllows(principal.role, needed)) {
     throw new ApiError('insufficient_role', { details: { role: principal.role, required_role: needed } });
   }
+}
+
+/** Four-eyes reject: a supervisor (or admin) rejects any proposal; the proposer may withdraw their own. */
+export function authorizeProposalReject(
+  actor: { id: string; role: OperatorRole },
+  proposer: string | null,
+): void {
+  if (roleAllows(actor.role, 'supervisor') || (proposer !== null && proposer === actor.id)) return;
+  throw new ApiError('insufficient_role', {
+    message: 'Only a supervisor or the proposer can send a proposal back',
+    details: { role: actor.role, required_role: 'supervisor' },
+  });
 }
 
 /** Tenant secret key or an admin operator. */

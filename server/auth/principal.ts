@@ -1,5 +1,6 @@
-/** Who may call a route: none; admin (X-Admin-Token); secret (tenant secret key); tenant (secret or publishable). */
-export type AuthMode = 'none' | 'admin' | 'secret' | 'tenant';
+/** Who may call a route: none; admin (X-Admin-Token); secret (tenant secret key or operator session); bearer (the
+ * tenant secret key only, as `Authorization: Bearer`: no session cookie); tenant (secret or publishable). */
+export type AuthMode = 'none' | 'admin' | 'secret' | 'bearer' | 'tenant';
 
 export interface TenantPrincipal {
   kind: 'secret' | 'publishable';

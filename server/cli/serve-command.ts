@@ -41,7 +41,10 @@ export async function serve(_argv: string[]): Promise<number> {
   const lines = [
     '',
     `Veriscreen listening on ${url}  (OpenAPI: ${url}/openapi.json, metrics: ${url}/metrics)`,
-    `  admin token${config.admin_token_generated ? ' (generated for this run; set ADMIN_TOKEN to fix it)' : ''}: ${config.ADMIN_TOKEN}`,
+    // a configured token is a production secret and stdout goes to log collectors: only a generated one is shown
+    config.admin_token_generated
+      ? `  admin token (generated for this run; set ADMIN_TOKEN to fix it): ${config.ADMIN_TOKEN}`
+      : '  admin token: set by ADMIN_TOKEN (not printed)',
   ];
   if (demo) {
     lines.push(

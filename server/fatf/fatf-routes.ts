@@ -1,7 +1,7 @@
 import type { KV } from '@nats-io/kv';
 import { isCountryCode } from '../../ingest/countries.js';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
-import { FatfListings } from '../../schemas/datasets.js';
+import { FatfListings, FatfListingsIn } from '../../schemas/datasets.js';
 import { STATE_KEYS } from '../bus/state-kv.js';
 import type { Sql } from '../db/sql.js';
 import { ValidationError } from '../errors.js';
@@ -33,7 +33,7 @@ export function fatfRoutes(deps: { sql: Sql; kv: KV; onChange: (version: number)
       summary: 'Replace the FATF listings (stored as a new version and propagated to every process)',
       tag: 'admin',
       auth: 'admin',
-      body: FatfListings,
+      body: FatfListingsIn,
       responses: {
         200: { description: 'The stored listings', schema: FatfListings },
         401: { description: 'Missing or wrong X-Admin-Token', schema: ErrorEnvelope },

@@ -151,9 +151,10 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
       method: 'POST',
       path: '/v1/flows/{flow_id}/process',
       operationId: 'processFlow',
-      summary: 'Queue a PENDING (or AWAITING_INPUT) flow for processing on a worker',
+      summary: 'Queue a PENDING (or AWAITING_INPUT) flow for processing on a worker (secret key only)',
       tag: 'flows',
-      auth: 'secret',
+      // the spec: "bearer only" — not an operator session
+      auth: 'bearer',
       params: FlowParams,
       responses: {
         202: {

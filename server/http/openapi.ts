@@ -9,6 +9,7 @@ const SECURITY: Record<string, Record<string, string[]>[]> = {
   none: [],
   admin: [{ adminToken: [] }],
   secret: [{ secretKey: [] }],
+  bearer: [{ secretKey: [] }],
   tenant: [{ secretKey: [] }, { publishableKey: [] }],
 };
 

@@ -15,7 +15,9 @@ export interface RequestInfo {
 
 /** The tenant a route acts for: every 'secret' and 'tenant' route has one (an operator session is seen as the
  * tenant's secret key, see asTenantPrincipal in server/auth/authorize.ts); other routes have none. */
-export type TenantOf<A extends AuthMode> = A extends 'secret' | 'tenant' ? TenantPrincipal : undefined;
+export type TenantOf<A extends AuthMode> = A extends 'secret' | 'bearer' | 'tenant'
+  ? TenantPrincipal
+  : undefined;
 
 export interface Ctx<B = unknown, Q = unknown, P = unknown, A extends AuthMode = AuthMode> {
   req: RequestInfo;

@@ -36,7 +36,7 @@ export interface HttpDeps {
   down?: () => Dependency[];
 }
 
-const TENANT_ROUTES = new Set<AuthMode>(['secret', 'tenant']);
+const TENANT_ROUTES = new Set<AuthMode>(['secret', 'bearer', 'tenant']);
 const REQUEST_ID_RE = /^[\w.:@/+=-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -149,7 +149,9 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
         if (reply.body !== undefined && reply.text === undefined)
           res.writeHeader('content-type', 'application/json');
         for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
-        res.end(payload);
+        // HEAD: the GET's headers and length, no body
+        if (method === 'HEAD') res.endWithoutBody(Buffer.byteLength(payload));
+        else res.end(payload);
       });
     };
     const fail = (err: unknown) => send(errorReply(err, log, info, deps.down));
@@ -159,7 +161,8 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
       return;
     }
 
-    const m = router.match(method, path);
+    // HEAD is answered by the GET route (RFC 9110: a server that supports GET supports HEAD)
+    const m = router.match(method === 'HEAD' ? 'GET' : method, path);
     if (m.kind === 'not_found') {
       fail(new ApiError('not_found', { message: `No route for ${method} ${path}` }));
       return;
@@ -240,7 +243,7 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
         tenant: TENANT_ROUTES.has(route.spec.auth) ? asTenantPrincipal(principal) : undefined,
         log: log.child({ request_id }),
       });
-      if (deps.audit && method !== 'GET' && reply.status < 400 && !reply.audited) {
+      if (deps.audit && method !== 'GET' && method !== 'HEAD' && reply.status < 400 && !reply.audited) {
         await deps.audit({ spec: route.spec, principal, req: info, params, reply });
       }
       return reply;

@@ -5,6 +5,7 @@ import { runWorker } from '../bus/jetstream.js';
 import type { Screener } from '../checks/check-type.js';
 import { type AmlScreenRequest, screenAml } from '../checks/types/aml-screen.js';
 import type { Sql } from '../db/sql.js';
+import { refundAllowance } from '../flows/flow-service.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { type CheckPolicy, checkPolicyFor } from '../policy/check-policy.js';
@@ -38,9 +39,26 @@ const monitorScreen = (m: MonitorRow, policy: CheckPolicy): AmlScreenRequest => 
   use_case: m.use_case,
 });
 
-/** Claims due monitors (each exactly once, whichever process claims it) and queues their runs. */
+/** One self-serve unit for a scheduled run, taken when the run is claimed (so a redelivered job is not charged
+ * twice). False when a self-serve tenant has none left; contract tenants are not metered. */
+export async function chargeScheduledRun(sql: Sql, tenantId: string): Promise<boolean> {
+  const [r] = await sql<{ plan: string; charged: boolean }[]>`
+    with charged as (
+      update tenants set consumed = consumed + 1
+      where id = ${tenantId} and plan = 'self_serve' and consumed < allowance returning id
+    )
+    select plan, exists (select 1 from charged) as charged from tenants where id = ${tenantId}`;
+  return r?.plan !== 'self_serve' || r.charged === true;
+}
+
+export const ALLOWANCE_EXHAUSTED_REASON =
+  'allowance_exhausted: the self-serve allowance of checks is used up; resume the monitor once it is raised';
+
+/** Claims due monitors (each exactly once, whichever process claims it) and queues their runs. A self-serve
+ * tenant's run takes one allowance unit here; with none left the monitor becomes failed (failure_reason
+ * allowance_exhausted) instead of running unpaid. */
 export async function claimDue(deps: Pick<MonitorDeps, 'sql' | 'bus'>, limit = 200): Promise<number> {
-  const due = await deps.sql<{ id: string; due: Date }[]>`
+  const due = await deps.sql<{ id: string; tenant_id: string; due: Date }[]>`
     update monitors m set next_due_at = now() + make_interval(hours => m.interval_hours), updated_at = now()
     from (
       select id, next_due_at from monitors
@@ -48,8 +66,14 @@ export async function claimDue(deps: Pick<MonitorDeps, 'sql' | 'bus'>, limit = 2
       order by next_due_at limit ${limit} for update skip locked
     ) d
     where m.id = d.id
-    returning m.id, d.next_due_at as due`;
+    returning m.id, m.tenant_id, d.next_due_at as due`;
   for (const d of due) {
+    if (!(await chargeScheduledRun(deps.sql, d.tenant_id))) {
+      await deps.sql`
+        update monitors set status = 'failed', failure_reason = ${ALLOWANCE_EXHAUSTED_REASON}, updated_at = now()
+        where id = ${d.id} and status = 'active'`;
+      continue;
+    }
     await deps.bus.publishJob(
       'monitor_run',
       { monitor_id: d.id },
@@ -126,9 +150,11 @@ export async function startMonitorWorkers(
     concurrency: 4,
     handle: ({ monitor_id }) => runMonitor(deps, monitor_id),
     async onGiveUp({ monitor_id }, err) {
-      await deps.sql`
+      const [m] = await deps.sql<{ tenant_id: string }[]>`
         update monitors set failure_reason = ${(err as Error).message ?? String(err)}, updated_at = now()
-        where id = ${monitor_id}`;
+        where id = ${monitor_id} returning tenant_id`;
+      // a run that never recorded its check costs nothing (its unit was taken when it was claimed or created)
+      if (m) await refundAllowance(deps.sql, m.tenant_id);
     },
   });
   const delta = await runWorker<{ from: string | null; to: string }>(deps.bus, deps.log, {

@@ -1,4 +1,4 @@
-import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { AllowanceExhausted, ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import {
   MonitorCreateIn,
   MonitorListOut,
@@ -10,6 +10,7 @@ import { requireOwnApplicants } from '../applicants/applicant-service.js';
 import type { Bus } from '../bus/jetstream.js';
 import { json, type Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
+import { consumeAllowance, refundAllowance } from '../flows/flow-service.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
@@ -55,7 +56,15 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       tag: 'monitors',
       auth: 'secret',
       body: MonitorCreateIn,
-      responses: { 201: { description: 'Created', schema: MonitorOut }, 401: E401, 422: E422 },
+      responses: {
+        201: { description: 'Created', schema: MonitorOut },
+        401: E401,
+        402: {
+          description: 'run_immediately with the self-serve allowance used up',
+          schema: AllowanceExhausted,
+        },
+        422: E422,
+      },
       handler: async ({ body, tenant }) => {
         if (body.applicant_id) {
           await requireOwnApplicants(sql, tenant.tenant_id, [
@@ -64,6 +73,9 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
         }
         const policy = await checkPolicyFor(sql, tenant.tenant_id);
         const runNow = body.run_immediately ?? true;
+        // the first run is a check like any other: a self-serve unit, 402 (and no monitor) when none is left
+        const charged = runNow && tenant.plan === 'self_serve';
+        if (charged) await consumeAllowance(sql, tenant.tenant_id);
         const interval = body.interval_hours ?? 24;
         const search = [body.external_id, ...body.subjects.map((s) => s.name)]
           .filter(Boolean)
@@ -81,7 +93,10 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
             next_due_at: runNow ? new Date() : new Date(Date.now() + interval * 3600_000),
             search_text: search,
           })}
-          returning *`;
+          returning *`.catch(async (err: unknown) => {
+          if (charged) await refundAllowance(sql, tenant.tenant_id);
+          throw err;
+        });
         if (!m) throw new Error('monitor insert returned nothing');
         if (runNow) {
           // claimed like any due monitor (once, by one process); published now so it does not wait for the scheduler
