@@ -331,7 +331,7 @@ export async function rejectAlert(
   body: AlertRejectIn,
 ): Promise<AlertOut> {
   return change(sql, tenantId, alertId, actor, 'reject', (row) => {
-    if (row.state === 'pending_approval') authorizeProposalReject(actor, row.disposed_by);
+    authorizeProposalReject(actor, row.state === 'pending_approval' ? row.disposed_by : null);
     const to: AlertState = row.escalated_at ? 'escalated' : row.assigned_to ? 'in_review' : 'open';
     assertCan(row.state, 'reject', to);
     return {
