@@ -334,7 +334,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
         kv,
         bus,
         interval_ms: config.DATASET_RECONCILE_MS,
-        owesDeltas: config.ROLE !== 'api',
+        owesJobs: config.ROLE !== 'api',
       });
       watches.push(await watchKey(kv, STATE_KEYS.fatf_version, log, async (v) => refreshFatf(Number(v))));
       if (config.ROLE !== 'api') {

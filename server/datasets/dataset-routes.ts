@@ -9,8 +9,8 @@ import {
 } from '../../schemas/datasets.js';
 import { ApiError, ValidationError } from '../errors.js';
 import { route } from '../http/router.js';
-import { createVersion, getVersion, type VersionRow } from './dataset-store.js';
-import { type LifecycleDeps, PromoteError, promote } from './lifecycle.js';
+import { getVersion, type VersionRow } from './dataset-store.js';
+import { type LifecycleDeps, PromoteError, promote, requestBuild } from './lifecycle.js';
 
 export function versionOut(v: VersionRow): DatasetVersionOut {
   return {
@@ -60,8 +60,7 @@ export function datasetRoutes(deps: LifecycleDeps) {
         const name =
           body.name ??
           `${body.sources.map((s) => s.format).join('+')} ${new Date().toISOString().slice(0, 10)}`;
-        const v = await createVersion(sql, { name, sources: body.sources, notes: body.notes });
-        await deps.bus.publishJob('dataset_build', { version_id: v.id }, `dataset_build:${v.id}`);
+        const v = await requestBuild(deps, { name, sources: body.sources, notes: body.notes });
         return { status: 201, body: versionOut(v) };
       },
     }),

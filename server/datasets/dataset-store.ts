@@ -59,12 +59,12 @@ export function sourceUri(uri: string): string {
 
 export async function createVersion(
   sql: Sql,
-  opts: { name: string; sources: SourceSpec[]; notes?: string | undefined },
+  opts: { name: string; sources: SourceSpec[]; notes?: string | undefined; build_job_owed?: boolean },
 ): Promise<VersionRow> {
   const sources = opts.sources.map((s) => ({ format: s.format, uri: sourceUri(s.uri) }));
   const [row] = await sql<VersionRow[]>`
-    insert into dataset_versions (name, status, sources, notes)
-    values (${opts.name}, 'building', ${json(sql, sources)}, ${opts.notes ?? null})
+    insert into dataset_versions (name, status, sources, notes, build_job_owed)
+    values (${opts.name}, 'building', ${json(sql, sources)}, ${opts.notes ?? null}, ${opts.build_job_owed ?? false})
     returning *`;
   if (!row) throw new Error('dataset version insert returned nothing');
   return row;

@@ -221,6 +221,37 @@ export async function markFailed(sql: Sql, versionId: string, err: unknown): Pro
   await sql`delete from dataset_entities where version_id = ${versionId}`;
 }
 
+/** A version to be built by a worker (POST /admin/dataset_versions): committed owing its dataset_build job, which is
+ * published now or, if that fails, by the reconciler. */
+export async function requestBuild(
+  deps: Pick<LifecycleDeps, 'sql' | 'bus' | 'log'>,
+  opts: { name: string; sources: SourceSpec[]; notes?: string | undefined },
+): Promise<VersionRow> {
+  const v = await createVersion(deps.sql, { ...opts, build_job_owed: true });
+  await queueBuild(deps, v.id).catch((err: unknown) =>
+    deps.log.warn({ err, version: v.id }, 'dataset build job not queued yet; the reconciler will'),
+  );
+  return v;
+}
+
+async function queueBuild(deps: Pick<LifecycleDeps, 'sql' | 'bus'>, versionId: string): Promise<void> {
+  await deps.bus.publishJob('dataset_build', { version_id: versionId }, `dataset_build:${versionId}`);
+  await deps.sql`update dataset_versions set build_job_owed = false where id = ${versionId}`;
+}
+
+/** Publishes the build jobs of versions requested at least `grace_ms` ago whose job never was. */
+export async function queueOwedBuilds(
+  deps: Pick<LifecycleDeps, 'sql' | 'bus'>,
+  grace_ms = 2000,
+): Promise<number> {
+  const owed = await deps.sql<{ id: string }[]>`
+    select id from dataset_versions
+    where build_job_owed and status = 'building' and created_at < now() - make_interval(secs => ${grace_ms / 1000})
+    order by seq limit 100`;
+  for (const v of owed) await queueBuild(deps, v.id);
+  return owed.length;
+}
+
 /** Builds dataset versions queued by POST /admin/dataset_versions (and list feeds) on whichever worker takes the
  * job. Permanent failures are final at once; transient ones are retried with backoff_ms, then the version fails. */
 export function startDatasetBuildWorker(
@@ -465,9 +496,9 @@ export class DatasetActivation {
     return next;
   }
 
-  /** Watches the KV announcement and starts the reconciler; `owesDeltas` (worker roles) also publishes owed
-   * monitor-delta jobs on each tick. */
-  async start(opts: { kv: KV; bus: Bus; interval_ms: number; owesDeltas: boolean }): Promise<void> {
+  /** Watches the KV announcement and starts the reconciler; `owesJobs` (worker roles) also publishes owed
+   * build and monitor-delta jobs on each tick. */
+  async start(opts: { kv: KV; bus: Bus; interval_ms: number; owesJobs: boolean }): Promise<void> {
     const { sql, log } = this.deps;
     // the KV value is a hint; Postgres says which version is active now
     this.watch = await watchKey(opts.kv, STATE_KEYS.active_dataset, log, async () => {
@@ -483,7 +514,10 @@ export class DatasetActivation {
           );
           await this.load(active.id);
         }
-        if (opts.owesDeltas) await queueOwedDeltas({ sql, bus: opts.bus });
+        if (opts.owesJobs) {
+          await queueOwedBuilds({ sql, bus: opts.bus });
+          await queueOwedDeltas({ sql, bus: opts.bus });
+        }
         this.lastError = undefined;
       } catch (err) {
         const msg = (err as Error).message;

@@ -119,6 +119,26 @@ describe('dataset lifecycle: reliable announcement, one promotion path', () => {
     expect(row?.delta_queued_at).toBeInstanceOf(Date);
   });
 
+  it('a build job lost between the commit and the publish is queued by the reconciler', async () => {
+    // what POST /admin/dataset_versions commits before it publishes; the process dies before the publish
+    const v = await createVersion(t.app.sql, {
+      name: 'owed build',
+      sources: [DEMO_SOURCE],
+      build_job_owed: true,
+    });
+    const built = await waitFor(
+      'the owed build',
+      async () => {
+        const g = await call<Version>(t.url, 'GET', `/admin/dataset_versions/${v.id}`, {
+          admin: t.adminToken,
+        });
+        return g.body.status === 'building' ? undefined : g.body;
+      },
+      15_000,
+    );
+    expect(built.status).toBe('ready');
+  });
+
   it('ingestVersion({promote: true}) takes the same path: announced on the KV, delta queued at once', async () => {
     const res = await ingestVersion(t.app, {
       name: 'ingest --promote',
