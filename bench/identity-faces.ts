@@ -242,6 +242,9 @@ say(`| genuine photos (deepface) | anti-spoof | ${distribution(scores(realFaces,
 say(`| document portraits (PassportEye) | liveness | ${distribution(scores(docFaces, 'liveness'))} |`);
 say(`| document portraits (PassportEye) | anti-spoof | ${distribution(scores(docFaces, 'antispoof'))} |`);
 const docsWithFace = [...docAnalyses.values()].filter((a) => a.faces.length > 0).length;
+const byHuman = [...analyses.values(), ...docAnalyses.values()].flatMap((a) =>
+  a.faces.filter((f) => f.detector === 'human'),
+).length;
 say();
 say(
   `Document images with a face found: ${docsWithFace} of ${docAnalyses.size}; none found on: ` +

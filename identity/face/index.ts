@@ -16,6 +16,8 @@ export interface DetectedFace {
   liveness: number | null;
   /** human's anti-spoof model, 0..1, kept beside `liveness` as evidence; weaker still (bench/RESULTS.md) */
   antispoof: number | null;
+  /** which detector found the face: face-api's SSD, or human's detector where the SSD saw nothing there */
+  detector: 'face-api' | 'human';
 }
 
 export interface FaceAnalysis {
@@ -131,9 +133,20 @@ function oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
   return next;
 }
 
+/** human's detector may find a face face-api's SSD misses (a portrait under a stamp or hologram); such a face is
+ *  kept only when human is confident about it, and described by face-api's landmarks + descriptor on human's box. */
+const FALLBACK_MIN_BOX_SCORE = 0.6;
+const FALLBACK_MIN_FACE_SCORE = 0.8;
+
 async function runModels(m: LoadedModels, img: Decoded, minScore: number): Promise<DetectedFace[]> {
   const { faceapi, tf, human } = m;
   const scale = img.origWidth / img.width;
+  const scaled = (b: { x: number; y: number; width: number; height: number }) => ({
+    x: round(b.x * scale),
+    y: round(b.y * scale),
+    width: round(b.width * scale),
+    height: round(b.height * scale),
+  });
   const tensor = tf.tensor3d(img.data, [img.height, img.width, 3], 'int32');
   try {
     const found = await faceapi
@@ -141,41 +154,72 @@ async function runModels(m: LoadedModels, img: Decoded, minScore: number): Promi
       .withFaceLandmarks()
       .withFaceDescriptors();
     const faces: DetectedFace[] = found.map((f) => ({
-      box: {
-        x: round(f.detection.box.x * scale),
-        y: round(f.detection.box.y * scale),
-        width: round(f.detection.box.width * scale),
-        height: round(f.detection.box.height * scale),
-      },
+      box: scaled(f.detection.box),
       score: round(f.detection.score, 4),
       embedding: Array.from(f.descriptor),
       liveness: null,
       antispoof: null,
+      detector: 'face-api',
     }));
-    if (human && faces.length > 0) {
-      const batched = tf.tidy(() => tf.cast(tf.expandDims(tensor, 0), 'float32'));
-      try {
-        const result = await human.detect(batched as unknown as Parameters<typeof human.detect>[0]);
-        // human's faces are matched to face-api's by nearest centre; a face only face-api found keeps null
-        for (const face of faces) {
-          let best: { distance: number; real: number | undefined; live: number | undefined } | null = null;
-          for (const h of result.face) {
-            const hb = {
-              x: h.box[0] * scale,
-              y: h.box[1] * scale,
-              width: h.box[2] * scale,
-              height: h.box[3] * scale,
-            };
-            const distance = centreDistance(face.box, hb);
-            if (distance <= 0.5 && (!best || distance < best.distance))
-              best = { distance, real: h.real, live: h.live };
-          }
-          face.liveness = typeof best?.live === 'number' ? round(best.live, 3) : null;
-          face.antispoof = typeof best?.real === 'number' ? round(best.real, 3) : null;
+    if (!human) return faces;
+    const batched = tf.tidy(() => tf.cast(tf.expandDims(tensor, 0), 'float32'));
+    let humanFaces: Awaited<ReturnType<typeof human.detect>>['face'];
+    try {
+      humanFaces = (await human.detect(batched as unknown as Parameters<typeof human.detect>[0])).face;
+    } finally {
+      batched.dispose();
+    }
+    const humanBox = (h: (typeof humanFaces)[number]) =>
+      scaled({ x: h.box[0], y: h.box[1], width: h.box[2], height: h.box[3] });
+    // human's faces are paired with face-api's by nearest centre; a face only face-api found keeps null
+    const paired = new Set<number>();
+    for (const face of faces) {
+      let bestIndex = -1;
+      let bestDistance = 0.5;
+      for (const [i, h] of humanFaces.entries()) {
+        const distance = centreDistance(face.box, humanBox(h));
+        if (distance <= bestDistance) {
+          bestIndex = i;
+          bestDistance = distance;
         }
-      } finally {
-        batched.dispose();
       }
+      const h = humanFaces[bestIndex];
+      if (!h) continue;
+      paired.add(bestIndex);
+      face.liveness = typeof h.live === 'number' ? round(h.live, 3) : null;
+      face.antispoof = typeof h.real === 'number' ? round(h.real, 3) : null;
+    }
+    for (const [i, h] of humanFaces.entries()) {
+      if (paired.has(i) || h.boxScore < FALLBACK_MIN_BOX_SCORE || h.faceScore < FALLBACK_MIN_FACE_SCORE)
+        continue;
+      if (faces.some((f) => centreDistance(f.box, humanBox(h)) <= 0.5)) continue;
+      const [x, y, w, hh] = h.box;
+      const rect = new faceapi.Rect(
+        Math.max(0, x) / img.width,
+        Math.max(0, y) / img.height,
+        Math.min(w, img.width - Math.max(0, x)) / img.width,
+        Math.min(hh, img.height - Math.max(0, y)) / img.height,
+      );
+      const detection = new faceapi.FaceDetection(h.boxScore, rect, { width: img.width, height: img.height });
+      const [described] = await new faceapi.DetectAllFaceLandmarksTask(
+        Promise.resolve([{ detection }]),
+        tensor,
+        false,
+      ).withFaceDescriptors();
+      if (!described) continue;
+      // the landmarks' extent is a tighter box than human's square crop, comparable to face-api's boxes
+      const xs = described.landmarks.positions.map((p) => p.x);
+      const ys = described.landmarks.positions.map((p) => p.y);
+      const left = Math.max(0, Math.min(...xs));
+      const top = Math.max(0, Math.min(...ys));
+      faces.push({
+        box: scaled({ x: left, y: top, width: Math.max(...xs) - left, height: Math.max(...ys) - top }),
+        score: round(h.boxScore, 4),
+        embedding: Array.from(described.descriptor),
+        liveness: typeof h.live === 'number' ? round(h.live, 3) : null,
+        antispoof: typeof h.real === 'number' ? round(h.real, 3) : null,
+        detector: 'human',
+      });
     }
     return faces;
   } finally {

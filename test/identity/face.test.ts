@@ -106,6 +106,17 @@ describe.skipIf(!HAS_SHARED_DATA)('createFaceAnalyzer on real photos (../shared/
     }
   });
 
+  it("finds a document portrait that face-api's detector misses (stamped across) with human's detector", async () => {
+    const r = await analyzer.analyze(
+      readFileSync(sharedPath('documents', 'passporteye', 'testdata', '79_pass-hun.png')),
+    );
+    expect(r.faces).toHaveLength(1);
+    expect(r.faces[0]).toMatchObject({ detector: 'human', embedding: expect.any(Array) });
+    expect(r.faces[0]?.embedding).toHaveLength(128);
+    // the portrait is on the left third of the page
+    expect(r.faces[0]!.box.x + r.faces[0]!.box.width).toBeLessThan(r.width / 3);
+  });
+
   it('returns an error, never a throw, for a corrupt, truncated or empty file', async () => {
     const truncated = face('img20.jpg').subarray(0, 2000);
     for (const bytes of [Buffer.from('not an image at all'), truncated, new Uint8Array(0)]) {
