@@ -251,7 +251,8 @@ say(
     `${[...docAnalyses]
       .filter(([, a]) => a.faces.length === 0)
       .map(([f]) => f)
-      .join(', ')}.`,
+      .join(', ')}. Faces found only by human's detector (face-api's SSD saw nothing there), photos and ` +
+    `documents together: ${byHuman}.`,
 );
 const separation = (k: 'liveness' | 'antispoof') =>
   auc([
