@@ -11,6 +11,7 @@ Commands:
   compare                       score {"schema","a","b"} JSON lines from stdin offline
   face-match                    compare the faces of {"a": FILE, "b": FILE} JSON lines from stdin offline
                                 [--threshold X]; exit 0 once stdin is read (bad lines are error lines)
+  read-document FILE...         read the MRZ of identity document images offline, one JSON line per file
 
 Environment: see .env.example (DATABASE_URL, REDIS_URL, NATS_URL, PORT, HOST, ADMIN_TOKEN, MATCHER_THREADS …)`;
 
@@ -29,6 +30,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./screen-command.js')).compareCommand(rest);
     case 'face-match':
       return (await import('./face-match-command.js')).faceMatchCommand(rest);
+    case 'read-document':
+      return (await import('./read-document-command.js')).readDocumentCommand(rest);
     case undefined:
     case 'help':
     case '--help':

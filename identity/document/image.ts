@@ -1,0 +1,363 @@
+// Image handling for MRZ reading with sharp: decoding with a pixel limit, quality measures, skew estimation,
+// rotation, cropping and thresholding. Grey images travel as raw 8-bit single-channel buffers.
+import sharp, { type Metadata } from 'sharp';
+
+export interface Gray {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+export interface ImageLimits {
+  /** Refuse files larger than this many bytes before decoding. */
+  maxBytes: number;
+  /** Refuse images with more pixels than this (checked from the header, before decoding). */
+  maxPixels: number;
+}
+
+export const DEFAULT_LIMITS: ImageLimits = { maxBytes: 20 * 2 ** 20, maxPixels: 40_000_000 };
+
+/** Working resolution: larger images are scaled down to this long side before anything else. */
+const MAX_WORKING_SIDE = 2400;
+
+export class ImageError extends Error {
+  constructor(
+    readonly code: 'file_too_large' | 'image_too_large' | 'unsupported_format' | 'corrupt_image',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ImageError';
+  }
+}
+
+export interface Decoded {
+  gray: Gray;
+  /** Size of the image as stored (after EXIF orientation), before any scaling. */
+  width: number;
+  height: number;
+}
+
+/** Decodes an image (EXIF orientation applied) to grey, scaled down to the working resolution. Throws
+ * ImageError for files that are too large, unsupported or corrupt. */
+export async function decode(input: Uint8Array, limits: ImageLimits): Promise<Decoded> {
+  if (input.byteLength > limits.maxBytes) {
+    throw new ImageError('file_too_large', `file has ${input.byteLength} bytes, limit ${limits.maxBytes}`);
+  }
+  const options = { limitInputPixels: limits.maxPixels, failOn: 'error' as const, sequentialRead: true };
+  let meta: Metadata;
+  try {
+    meta = await sharp(input, options).metadata();
+  } catch (err) {
+    const msg = (err as Error).message;
+    const code = /unsupported image format/i.test(msg)
+      ? 'unsupported_format'
+      : /exceeds pixel limit/i.test(msg)
+        ? 'image_too_large'
+        : 'corrupt_image';
+    throw new ImageError(code, msg.split('\n')[0] ?? msg);
+  }
+  if (!meta.width || !meta.height) throw new ImageError('corrupt_image', 'image has no dimensions');
+  if (meta.width * meta.height > limits.maxPixels) {
+    throw new ImageError(
+      'image_too_large',
+      `image has ${meta.width}×${meta.height} pixels, limit ${limits.maxPixels} pixels`,
+    );
+  }
+  if (!['jpeg', 'png', 'webp', 'tiff', 'gif', 'heif', 'avif'].includes(meta.format ?? '')) {
+    throw new ImageError('unsupported_format', `unsupported image format ${meta.format ?? 'unknown'}`);
+  }
+  const swap = (meta.orientation ?? 1) >= 5;
+  const width = swap ? meta.height : meta.width;
+  const height = swap ? meta.width : meta.height;
+  const scale = Math.min(1, MAX_WORKING_SIDE / Math.max(width, height));
+  try {
+    const { data, info } = await sharp(input, options)
+      .rotate()
+      .flatten({ background: '#ffffff' })
+      .resize(Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale)), {
+        kernel: 'lanczos3',
+      })
+      .greyscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    return { gray: single(data, info.width, info.height, info.channels), width, height };
+  } catch (err) {
+    const msg = (err as Error).message;
+    throw new ImageError('corrupt_image', msg.split('\n')[0] ?? msg);
+  }
+}
+
+function single(data: Buffer, width: number, height: number, channels: number): Gray {
+  if (channels === 1)
+    return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width, height };
+  const out = new Uint8Array(width * height);
+  for (let i = 0; i < out.length; i++) out[i] = data[i * channels] ?? 0;
+  return { data: out, width, height };
+}
+
+/** Resizes a grey image (lanczos3). */
+export async function resize(g: Gray, width: number, height: number): Promise<Gray> {
+  const { data, info } = await sharp(g.data, { raw: { width: g.width, height: g.height, channels: 1 } })
+    .resize(Math.max(1, Math.round(width)), Math.max(1, Math.round(height)), { kernel: 'lanczos3' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return single(data, info.width, info.height, info.channels);
+}
+
+/** Rotates a grey image by `degrees` clockwise, filling with white. */
+export async function rotate(g: Gray, degrees: number): Promise<Gray> {
+  const d = ((degrees % 360) + 360) % 360;
+  if (d === 0) return g;
+  const { data, info } = await sharp(g.data, { raw: { width: g.width, height: g.height, channels: 1 } })
+    .rotate(d, { background: { r: 255, g: 255, b: 255 } })
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return single(data, info.width, info.height, info.channels);
+}
+
+/** Crops a rectangle (clamped to the image). */
+export function crop(g: Gray, x: number, y: number, w: number, h: number): Gray {
+  const x0 = Math.max(0, Math.floor(x));
+  const y0 = Math.max(0, Math.floor(y));
+  const x1 = Math.min(g.width, Math.ceil(x + w));
+  const y1 = Math.min(g.height, Math.ceil(y + h));
+  const cw = Math.max(1, x1 - x0);
+  const ch = Math.max(1, y1 - y0);
+  const out = new Uint8Array(cw * ch);
+  for (let r = 0; r < ch && y0 + r < g.height; r++) {
+    out.set(g.data.subarray((y0 + r) * g.width + x0, (y0 + r) * g.width + x0 + cw), r * cw);
+  }
+  return { data: out, width: cw, height: ch };
+}
+
+/** PNG encoding for tesseract. */
+export function png(g: Gray): Promise<Buffer> {
+  return sharp(g.data, { raw: { width: g.width, height: g.height, channels: 1 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+}
+
+/** Stretches the grey levels so that the 1st/99th percentiles become 0/255. */
+export function normalize(g: Gray): Gray {
+  const hist = histogram(g);
+  const n = g.data.length;
+  let lo = 0;
+  let acc = 0;
+  while (lo < 255 && acc + (hist[lo] ?? 0) < n * 0.01) acc += hist[lo++] ?? 0;
+  let hi = 255;
+  acc = 0;
+  while (hi > 0 && acc + (hist[hi] ?? 0) < n * 0.01) acc += hist[hi--] ?? 0;
+  if (hi - lo < 10) return g;
+  const out = new Uint8Array(n);
+  const k = 255 / (hi - lo);
+  for (let i = 0; i < n; i++) out[i] = Math.max(0, Math.min(255, Math.round(((g.data[i] ?? 0) - lo) * k)));
+  return { data: out, width: g.width, height: g.height };
+}
+
+function histogram(g: Gray): number[] {
+  const hist = new Array<number>(256).fill(0);
+  for (let i = 0; i < g.data.length; i++) {
+    const v = g.data[i] ?? 0;
+    hist[v] = (hist[v] ?? 0) + 1;
+  }
+  return hist;
+}
+
+/** Otsu's global threshold. */
+export function otsuLevel(g: Gray): number {
+  const hist = histogram(g);
+  const total = g.data.length;
+  let sum = 0;
+  for (let i = 0; i < 256; i++) sum += i * (hist[i] ?? 0);
+  let sumB = 0;
+  let wB = 0;
+  let best = 0;
+  let level = 127;
+  for (let t = 0; t < 256; t++) {
+    wB += hist[t] ?? 0;
+    if (wB === 0) continue;
+    const wF = total - wB;
+    if (wF === 0) break;
+    sumB += t * (hist[t] ?? 0);
+    const mB = sumB / wB;
+    const mF = (sum - sumB) / wF;
+    const between = wB * wF * (mB - mF) * (mB - mF);
+    if (between > best) {
+      best = between;
+      level = t;
+    }
+  }
+  return level;
+}
+
+export function otsu(g: Gray): Gray {
+  const level = otsuLevel(g);
+  const out = new Uint8Array(g.data.length);
+  for (let i = 0; i < out.length; i++) out[i] = (g.data[i] ?? 0) > level ? 255 : 0;
+  return { data: out, width: g.width, height: g.height };
+}
+
+/** Sauvola's local threshold (window `w`, k = 0.2, R = 128) with integral images. */
+export function sauvola(g: Gray, w: number, k = 0.2): Gray {
+  const { width, height, data } = g;
+  const W = width + 1;
+  const sum = new Float64Array(W * (height + 1));
+  const sq = new Float64Array(W * (height + 1));
+  for (let y = 0; y < height; y++) {
+    let rs = 0;
+    let rq = 0;
+    for (let x = 0; x < width; x++) {
+      const v = data[y * width + x] ?? 0;
+      rs += v;
+      rq += v * v;
+      sum[(y + 1) * W + x + 1] = (sum[y * W + x + 1] ?? 0) + rs;
+      sq[(y + 1) * W + x + 1] = (sq[y * W + x + 1] ?? 0) + rq;
+    }
+  }
+  const half = Math.max(1, Math.floor(w / 2));
+  const out = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) {
+    const y0 = Math.max(0, y - half);
+    const y1 = Math.min(height, y + half + 1);
+    for (let x = 0; x < width; x++) {
+      const x0 = Math.max(0, x - half);
+      const x1 = Math.min(width, x + half + 1);
+      const n = (y1 - y0) * (x1 - x0);
+      const s =
+        (sum[y1 * W + x1] ?? 0) - (sum[y0 * W + x1] ?? 0) - (sum[y1 * W + x0] ?? 0) + (sum[y0 * W + x0] ?? 0);
+      const q =
+        (sq[y1 * W + x1] ?? 0) - (sq[y0 * W + x1] ?? 0) - (sq[y1 * W + x0] ?? 0) + (sq[y0 * W + x0] ?? 0);
+      const mean = s / n;
+      const sd = Math.sqrt(Math.max(0, q / n - mean * mean));
+      const t = mean * (1 + k * (sd / 128 - 1));
+      out[y * width + x] = (data[y * width + x] ?? 0) > t ? 255 : 0;
+    }
+  }
+  return { data: out, width, height };
+}
+
+/** The clockwise rotation in degrees, in [-90, 90), that makes text lines horizontal (upright or upside down),
+ * found on a small binarised copy by maximising the sharpness of the horizontal projection profile (Postl). */
+export async function estimateSkew(g: Gray): Promise<number> {
+  const scale = Math.min(1, 400 / Math.max(g.width, g.height));
+  const small = scale < 1 ? await resize(g, g.width * scale, g.height * scale) : g;
+  const bin = sauvola(small, Math.max(15, Math.round(Math.max(small.width, small.height) / 25)) | 1, 0.3);
+  // ink = 255 on black, so that rotation pads with background
+  const ink = new Uint8Array(bin.data.length);
+  let dark = 0;
+  for (let i = 0; i < ink.length; i++) {
+    if (bin.data[i] === 0) {
+      ink[i] = 255;
+      dark++;
+    }
+  }
+  if (dark < 50) return 0;
+  const score = async (deg: number): Promise<number> => {
+    const { data, info } = await sharp(ink, { raw: { width: bin.width, height: bin.height, channels: 1 } })
+      .rotate(deg, { background: { r: 0, g: 0, b: 0 } })
+      .extractChannel(0)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    // per row, the number of ink runs (not ink pixels): a text line crosses many strokes, while a long edge
+    // (a document border, a screen bar) turned horizontal is one run and must not win
+    let e = 0;
+    let prev = 0;
+    const c = info.channels;
+    for (let y = 0; y < info.height; y++) {
+      let runs = 0;
+      let inside = false;
+      for (let x = 0; x < info.width; x++) {
+        const ink = (data[(y * info.width + x) * c] ?? 0) > 127;
+        if (ink && !inside) runs++;
+        inside = ink;
+      }
+      // Postl's criterion: squared differences of neighbouring rows favour thin, sharp text lines
+      const dlt = runs - prev;
+      e += dlt * dlt;
+      prev = runs;
+    }
+    return e;
+  };
+  let best = 0;
+  let bestScore = -1;
+  for (let d = -90; d < 90; d += 1.5) {
+    const sc = await score(d);
+    if (sc > bestScore) {
+      bestScore = sc;
+      best = d;
+    }
+  }
+  const coarse = best;
+  for (let d = coarse - 1.25; d <= coarse + 1.25; d += 0.25) {
+    const sc = await score(d);
+    if (sc > bestScore) {
+      bestScore = sc;
+      best = d;
+    }
+  }
+  // `best` is the clockwise rotation that makes the lines horizontal
+  return best;
+}
+
+export interface Quality {
+  blur: number;
+  glare: number;
+}
+
+/** Blur: variance of the 4-neighbour Laplacian on a copy scaled to 1000 px wide (higher = sharper).
+ * Glare: fraction of saturated (≥ 250) pixels not connected to the image border. */
+export async function measureQuality(g: Gray): Promise<Quality> {
+  const scale = 1000 / g.width;
+  const m = Math.abs(scale - 1) > 0.01 ? await resize(g, 1000, Math.max(3, g.height * scale)) : g;
+  let n = 0;
+  let sum = 0;
+  let sum2 = 0;
+  for (let y = 1; y < m.height - 1; y++) {
+    for (let x = 1; x < m.width - 1; x++) {
+      const i = y * m.width + x;
+      const v =
+        (m.data[i - 1] ?? 0) +
+        (m.data[i + 1] ?? 0) +
+        (m.data[i - m.width] ?? 0) +
+        (m.data[i + m.width] ?? 0) -
+        4 * (m.data[i] ?? 0);
+      sum += v;
+      sum2 += v * v;
+      n++;
+    }
+  }
+  const mean = n ? sum / n : 0;
+  const blur = n ? sum2 / n - mean * mean : 0;
+  // saturated pixels not connected to the image border: a white scanner bed or page around the document is
+  // background, a saturated patch on the document is glare
+  const { width, height } = m;
+  const sat = (i: number) => (m.data[i] ?? 0) >= 250;
+  const outside = new Uint8Array(width * height);
+  const stack: number[] = [];
+  const push = (i: number) => {
+    if (!outside[i] && sat(i)) {
+      outside[i] = 1;
+      stack.push(i);
+    }
+  };
+  for (let x = 0; x < width; x++) {
+    push(x);
+    push((height - 1) * width + x);
+  }
+  for (let y = 0; y < height; y++) {
+    push(y * width);
+    push(y * width + width - 1);
+  }
+  while (stack.length) {
+    const i = stack.pop() as number;
+    const x = i % width;
+    if (x > 0) push(i - 1);
+    if (x < width - 1) push(i + 1);
+    if (i >= width) push(i - width);
+    if (i < (height - 1) * width) push(i + width);
+  }
+  let bright = 0;
+  for (let i = 0; i < m.data.length; i++) if (sat(i) && !outside[i]) bright++;
+  return { blur: Math.round(blur * 10) / 10, glare: Math.round((bright / m.data.length) * 10_000) / 10_000 };
+}

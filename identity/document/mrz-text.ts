@@ -1,0 +1,511 @@
+// MRZ text: finding MRZ lines in OCR output, length fixes, check-digit repair of OCR confusions driven by the
+// field type, and parsing into MrzFields (the `mrz` package for TD1/TD2/TD3, our own for MRV-A/MRV-B visas,
+// which the package does not know).
+import { parse as parseMrz } from 'mrz';
+import type { MrzFields, MrzFormat } from './types.js';
+
+/** ICAO 9303 check digit: weights 7, 3, 1; '<' = 0, digits as is, A–Z = 10–35. */
+export function checkDigit(s: string): number {
+  const weights = [7, 3, 1];
+  let sum = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const v = c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 90 ? c - 55 : 0;
+    sum += v * (weights[i % 3] ?? 0);
+  }
+  return sum % 10;
+}
+
+type Kind = 'A' | 'N' | 'X';
+interface Range {
+  line: number;
+  start: number;
+  end: number;
+}
+interface Field extends Range {
+  name: string;
+  kind: Kind;
+}
+interface Check {
+  name: string;
+  /** the ranges the digit covers */
+  over: Range[];
+  /** position of the digit */
+  at: Range;
+  /** a '<' digit is valid when every covered character is '<' (empty optional data) */
+  fillerOk?: boolean;
+}
+interface Layout {
+  format: MrzFormat;
+  lines: number;
+  length: number;
+  fields: Field[];
+  checks: Check[];
+}
+
+const f = (name: string, kind: Kind, line: number, start: number, end: number): Field => ({
+  name,
+  kind,
+  line,
+  start,
+  end,
+});
+const r = (line: number, start: number, end: number): Range => ({ line, start, end });
+
+const TD3_LINE2: Field[] = [
+  f('document_number', 'X', 1, 0, 9),
+  f('document_number_check', 'N', 1, 9, 10),
+  f('nationality', 'A', 1, 10, 13),
+  f('birth_date', 'N', 1, 13, 19),
+  f('birth_date_check', 'N', 1, 19, 20),
+  f('sex', 'A', 1, 20, 21),
+  f('expiry_date', 'N', 1, 21, 27),
+  f('expiry_date_check', 'N', 1, 27, 28),
+];
+const head = (length: number): Field[] => [
+  f('document_type', 'A', 0, 0, 2),
+  f('issuing_country', 'A', 0, 2, 5),
+  f('names', 'A', 0, 5, length),
+];
+const basicChecks = (line: number): Check[] => [
+  { name: 'document_number', over: [r(line, 0, 9)], at: r(line, 9, 10) },
+  { name: 'birth_date', over: [r(line, 13, 19)], at: r(line, 19, 20) },
+  { name: 'expiry_date', over: [r(line, 21, 27)], at: r(line, 27, 28) },
+];
+
+export const LAYOUTS: Record<MrzFormat, Layout> = {
+  TD3: {
+    format: 'TD3',
+    lines: 2,
+    length: 44,
+    fields: [
+      ...head(44),
+      ...TD3_LINE2,
+      f('optional_data', 'X', 1, 28, 42),
+      f('optional_data_check', 'N', 1, 42, 43),
+      f('composite_check', 'N', 1, 43, 44),
+    ],
+    checks: [
+      ...basicChecks(1),
+      { name: 'optional_data', over: [r(1, 28, 42)], at: r(1, 42, 43), fillerOk: true },
+      { name: 'composite', over: [r(1, 0, 10), r(1, 13, 20), r(1, 21, 43)], at: r(1, 43, 44) },
+    ],
+  },
+  TD2: {
+    format: 'TD2',
+    lines: 2,
+    length: 36,
+    fields: [
+      ...head(36),
+      ...TD3_LINE2,
+      f('optional_data', 'X', 1, 28, 35),
+      f('composite_check', 'N', 1, 35, 36),
+    ],
+    checks: [
+      ...basicChecks(1),
+      { name: 'composite', over: [r(1, 0, 10), r(1, 13, 20), r(1, 21, 35)], at: r(1, 35, 36) },
+    ],
+  },
+  TD1: {
+    format: 'TD1',
+    lines: 3,
+    length: 30,
+    fields: [
+      f('document_type', 'A', 0, 0, 2),
+      f('issuing_country', 'A', 0, 2, 5),
+      f('document_number', 'X', 0, 5, 14),
+      f('document_number_check', 'X', 0, 14, 15),
+      f('optional_data', 'X', 0, 15, 30),
+      f('birth_date', 'N', 1, 0, 6),
+      f('birth_date_check', 'N', 1, 6, 7),
+      f('sex', 'A', 1, 7, 8),
+      f('expiry_date', 'N', 1, 8, 14),
+      f('expiry_date_check', 'N', 1, 14, 15),
+      f('nationality', 'A', 1, 15, 18),
+      f('optional_data_2', 'X', 1, 18, 29),
+      f('composite_check', 'N', 1, 29, 30),
+      f('names', 'A', 2, 0, 30),
+    ],
+    checks: [
+      // a long document number continues in the optional data; handled in td1DocumentNumber
+      { name: 'document_number', over: [r(0, 5, 14)], at: r(0, 14, 15) },
+      { name: 'birth_date', over: [r(1, 0, 6)], at: r(1, 6, 7) },
+      { name: 'expiry_date', over: [r(1, 8, 14)], at: r(1, 14, 15) },
+      { name: 'composite', over: [r(0, 5, 30), r(1, 0, 7), r(1, 8, 15), r(1, 18, 29)], at: r(1, 29, 30) },
+    ],
+  },
+  MRVA: {
+    format: 'MRVA',
+    lines: 2,
+    length: 44,
+    fields: [...head(44), ...TD3_LINE2, f('optional_data', 'X', 1, 28, 44)],
+    checks: basicChecks(1),
+  },
+  MRVB: {
+    format: 'MRVB',
+    lines: 2,
+    length: 36,
+    fields: [...head(36), ...TD3_LINE2, f('optional_data', 'X', 1, 28, 36)],
+    checks: basicChecks(1),
+  },
+};
+
+const take = (lines: string[], x: Range): string => (lines[x.line] ?? '').slice(x.start, x.end);
+
+/** TD1 long document numbers (ICAO 9303-5 note j): '<' in the check-digit position, the number continues in
+ * the optional data up to the first '<', whose last character is the check digit. */
+function td1LongNumber(lines: string[]): { number: string; digit: string } | null {
+  const l0 = lines[0] ?? '';
+  if (l0[14] !== '<' || l0[13] === '<') return null;
+  const rest = l0.slice(15, 30);
+  const end = rest.indexOf('<');
+  const tail = end < 0 ? rest : rest.slice(0, end);
+  if (tail.length < 2) return null;
+  return { number: l0.slice(5, 14) + tail.slice(0, -1), digit: tail.slice(-1) };
+}
+
+interface CheckResult {
+  name: string;
+  valid: boolean;
+}
+
+export function checkResults(layout: Layout, lines: string[]): CheckResult[] {
+  return layout.checks.map((c) => {
+    if (layout.format === 'TD1' && c.name === 'document_number') {
+      const long = td1LongNumber(lines);
+      if (long) return { name: c.name, valid: String(checkDigit(long.number)) === long.digit };
+    }
+    const data = c.over.map((x) => take(lines, x)).join('');
+    const digit = take(lines, c.at);
+    if (digit === '<') return { name: c.name, valid: !!c.fillerOk && /^<*$/.test(data) };
+    return { name: c.name, valid: String(checkDigit(data)) === digit };
+  });
+}
+
+// ---- OCR confusions ------------------------------------------------------------------------------------
+
+const TO_DIGIT: Record<string, string> = {
+  O: '0',
+  Q: '0',
+  D: '0',
+  U: '0',
+  I: '1',
+  L: '1',
+  T: '1',
+  Z: '2',
+  S: '5',
+  B: '8',
+  G: '6',
+  A: '4',
+};
+const TO_LETTER: Record<string, string> = {
+  '0': 'O',
+  '1': 'I',
+  '2': 'Z',
+  '5': 'S',
+  '8': 'B',
+  '6': 'G',
+  '4': 'A',
+};
+/** Alternatives tried in alphanumeric fields when their check digit fails. */
+const SWAPS: Record<string, string[]> = {
+  O: ['0'],
+  Q: ['0'],
+  D: ['0'],
+  '0': ['O', 'D'],
+  I: ['1'],
+  L: ['1'],
+  '1': ['I', 'L'],
+  B: ['8'],
+  '8': ['B'],
+  S: ['5'],
+  '5': ['S'],
+  Z: ['2'],
+  '2': ['Z'],
+  G: ['6'],
+  '6': ['G'],
+};
+
+function setChars(lines: string[], line: number, start: number, value: string): void {
+  const l = lines[line] ?? '';
+  lines[line] = l.slice(0, start) + value + l.slice(start + value.length);
+}
+
+/** Coerces every character to its field's class (letters in numeric fields become digits and vice versa),
+ * then repairs alphanumeric fields whose check digit fails by trying the usual confusions (at most two
+ * changes; only a unique minimal repair is applied). Returns the repaired lines and the number of changes. */
+export function repair(layout: Layout, input: string[]): { lines: string[]; changes: number } {
+  const lines = [...input];
+  let changes = 0;
+  for (const fd of layout.fields) {
+    const raw = take(lines, fd);
+    let out = '';
+    for (const ch of raw) {
+      let c = ch;
+      if (fd.kind === 'N' && TO_DIGIT[ch]) c = TO_DIGIT[ch] as string;
+      else if (fd.kind === 'A' && TO_LETTER[ch]) c = TO_LETTER[ch] as string;
+      if (c !== ch) changes++;
+      out += c;
+    }
+    // sex: M, F or '<' only
+    if (fd.name === 'sex' && !/^[MF<]$/.test(out)) {
+      const fixed =
+        out === 'H' || out === 'N' ? 'M' : out === 'E' || out === 'P' ? 'F' : out === 'K' ? '<' : out;
+      if (fixed !== out) changes++;
+      out = fixed;
+    }
+    setChars(lines, fd.line, fd.start, out);
+  }
+  for (const c of layout.checks) {
+    if (c.name === 'composite') continue;
+    const ok = checkResults(layout, lines).find((x) => x.name === c.name)?.valid;
+    if (ok) continue;
+    const fixed = searchRepair(layout, lines, c);
+    if (fixed) {
+      changes += fixed.changes;
+      for (let i = 0; i < lines.length; i++) lines[i] = fixed.lines[i] ?? '';
+    }
+  }
+  return { lines, changes };
+}
+
+function searchRepair(
+  layout: Layout,
+  lines: string[],
+  check: Check,
+): { lines: string[]; changes: number } | null {
+  const range = check.over[0];
+  if (!range || check.over.length !== 1) return null;
+  const value = take(lines, range);
+  const positions: number[] = [];
+  for (let i = 0; i < value.length; i++) if (SWAPS[value[i] as string]) positions.push(i);
+  const valid = (cand: string[]) =>
+    checkResults(layout, cand).find((x) => x.name === check.name)?.valid === true;
+  const found: string[][] = [];
+  for (const i of positions) {
+    for (const alt of SWAPS[value[i] as string] ?? []) {
+      const cand = [...lines];
+      setChars(cand, range.line, range.start + i, alt);
+      if (valid(cand)) found.push(cand);
+    }
+  }
+  if (found.length === 1) return { lines: found[0] as string[], changes: 1 };
+  if (found.length > 1) return null;
+  for (let a = 0; a < positions.length; a++) {
+    for (let b = a + 1; b < positions.length; b++) {
+      const i = positions[a] as number;
+      const j = positions[b] as number;
+      for (const altI of SWAPS[value[i] as string] ?? []) {
+        for (const altJ of SWAPS[value[j] as string] ?? []) {
+          const cand = [...lines];
+          setChars(cand, range.line, range.start + i, altI);
+          setChars(cand, range.line, range.start + j, altJ);
+          if (valid(cand)) found.push(cand);
+        }
+      }
+    }
+  }
+  return found.length === 1 ? { lines: found[0] as string[], changes: 2 } : null;
+}
+
+// ---- finding MRZ lines in OCR text ---------------------------------------------------------------------
+
+/** Upper-cases, drops spaces and maps look-alikes of '<' ('«' → '<<'); keeps only A–Z, 0–9 and '<'. */
+export function cleanLine(s: string): string {
+  return s
+    .toUpperCase()
+    .replace(/«/g, '<<')
+    .replace(/[‹([{]/g, '<')
+    .replace(/[^A-Z0-9<]/g, '');
+}
+
+/** Makes a line exactly `length` long: trailing filler trimmed or added; an extra or missing character inside
+ * the longest filler run is absorbed there. */
+export function fitLength(line: string, length: number): string {
+  if (line.length === length) return line;
+  if (line.length > length) {
+    let s = line;
+    while (s.length > length && s.endsWith('<<')) s = s.slice(0, -1);
+    while (s.length > length) {
+      const m = longestFiller(s);
+      if (!m || m.len < 2) break;
+      s = s.slice(0, m.at) + s.slice(m.at + 1);
+    }
+    return s.length > length ? s.slice(0, length) : s;
+  }
+  const m = longestFiller(line);
+  if (m && m.len >= 3 && m.at + m.len < line.length) {
+    const missing = length - line.length;
+    return line.slice(0, m.at) + '<'.repeat(missing) + line.slice(m.at);
+  }
+  return line + '<'.repeat(length - line.length);
+}
+
+function longestFiller(s: string): { at: number; len: number } | null {
+  let best: { at: number; len: number } | null = null;
+  const re = /<+/g;
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    if (!best || m[0].length >= best.len) best = { at: m.index, len: m[0].length };
+  }
+  return best;
+}
+
+export interface Candidate {
+  format: MrzFormat;
+  lines: string[];
+}
+
+/** Ways to read a cleaned line as an MRZ line of `n` characters: as is, and without up to four leading
+ * characters when it is too long (a mark or a border read before the first character). */
+function starts(line: string, n: number): string[] {
+  const out = [fitLength(line, n)];
+  for (let k = 1; k <= Math.min(4, line.length - n + 2); k++) out.push(fitLength(line.slice(k), n));
+  return [...new Set(out)];
+}
+
+/** Groups of consecutive cleaned lines that look like an MRZ of some format (lengths within a tolerance),
+ * fitted to the exact length; every combination of plausible starts is a candidate. */
+export function findCandidates(text: string): Candidate[] {
+  const lines = text
+    .split('\n')
+    .map(cleanLine)
+    .filter((l) => l.length >= 20);
+  const out: Candidate[] = [];
+  const near = (l: string, n: number) => l.length >= n - 5 && l.length <= n + 6;
+  for (let i = 0; i < lines.length; i++) {
+    const a = lines[i] as string;
+    const b = lines[i + 1];
+    const c = lines[i + 2];
+    if (b && c && near(a, 30) && near(b, 30) && near(c, 30)) {
+      for (const a1 of starts(a, 30).filter((x) => /^[IAC]/.test(x))) {
+        for (const b1 of starts(b, 30)) {
+          for (const c1 of starts(c, 30)) out.push({ format: 'TD1', lines: [a1, b1, c1] });
+        }
+      }
+    }
+    if (!b) continue;
+    for (const n of [44, 36]) {
+      if (!near(a, n) || !near(b, n)) continue;
+      for (const a1 of starts(a, n).filter((x) => /^[PVIAC]/.test(x))) {
+        const visa = a1.startsWith('V');
+        const format: MrzFormat = n === 44 ? (visa ? 'MRVA' : 'TD3') : visa ? 'MRVB' : 'TD2';
+        for (const b1 of starts(b, n)) out.push({ format, lines: [a1, b1] });
+      }
+    }
+  }
+  return out;
+}
+
+// ---- parsing -------------------------------------------------------------------------------------------
+
+export interface Parsed {
+  fields: MrzFields;
+  lines: string[];
+  check_digits_valid: boolean;
+  invalid_checks: string[];
+  /** characters changed by the repair */
+  changes: number;
+}
+
+/** YYMMDD → YYYY-MM-DD (null when not a calendar date). Birth dates take the century that puts them in the
+ * past; expiry dates are 20YY below 70, else 19YY. */
+export function mrzDate(yymmdd: string, kind: 'birth' | 'expiry', now = new Date()): string | null {
+  if (!/^\d{6}$/.test(yymmdd)) return null;
+  const yy = Number(yymmdd.slice(0, 2));
+  const mm = Number(yymmdd.slice(2, 4));
+  const dd = Number(yymmdd.slice(4, 6));
+  let year: number;
+  if (kind === 'birth') {
+    year = 2000 + yy;
+    if (new Date(Date.UTC(year, mm - 1, dd)) > now) year -= 100;
+  } else {
+    year = yy < 70 ? 2000 + yy : 1900 + yy;
+  }
+  const d = new Date(Date.UTC(year, mm - 1, dd));
+  if (d.getUTCFullYear() !== year || d.getUTCMonth() !== mm - 1 || d.getUTCDate() !== dd) return null;
+  return d.toISOString().slice(0, 10);
+}
+
+function names(field: string): { surname: string; given_names: string } {
+  const trimmed = field.replace(/<+$/, '');
+  const sep = trimmed.indexOf('<<');
+  const surname = (sep < 0 ? trimmed : trimmed.slice(0, sep)).replace(/<+/g, ' ').trim();
+  const given =
+    sep < 0
+      ? ''
+      : trimmed
+          .slice(sep + 2)
+          .replace(/<+/g, ' ')
+          .trim();
+  return { surname, given_names: given };
+}
+
+const optional = (s: string): string | null => {
+  const v = s.replace(/^<+|<+$/g, '');
+  return v ? v : null;
+};
+
+/** Parses fitted (and repaired) lines of a known format. TD formats go through the `mrz` package; MRV
+ * visas are parsed here with the same layout rules. Returns null when the text is not parseable. */
+export function parseLines(format: MrzFormat, lines: string[], changes = 0): Parsed | null {
+  const layout = LAYOUTS[format];
+  const checks = checkResults(layout, lines);
+  const invalid = checks.filter((c) => !c.valid).map((c) => c.name);
+  const get = (name: string): string => {
+    const fd = layout.fields.find((x) => x.name === name);
+    return fd ? take(lines, fd) : '';
+  };
+  const sexRaw = get('sex');
+  const sex: MrzFields['sex'] = sexRaw === 'M' ? 'M' : sexRaw === 'F' ? 'F' : 'X';
+  let document_number = get('document_number');
+  let optional_data = optional(get('optional_data'));
+  let nm = names(get('names'));
+  if (format === 'TD1' || format === 'TD2' || format === 'TD3') {
+    let result: ReturnType<typeof parseMrz>;
+    try {
+      result = parseMrz(lines);
+    } catch {
+      return null;
+    }
+    if (result.format !== format) return null;
+    // the package's own check-digit verdicts must agree with ours
+    for (const d of result.details) {
+      if (d.field && /CheckDigit$/.test(d.field) && !d.valid) {
+        const name = d.field === 'compositeCheckDigit' ? 'composite' : d.field.replace(/CheckDigit$/, '');
+        if (!invalid.includes(name)) invalid.push(name);
+      }
+    }
+    if (result.documentNumber) document_number = result.documentNumber;
+    const fl = result.fields as Record<string, string | null | undefined>;
+    if (fl.lastName != null && fl.firstName != null) nm = { surname: fl.lastName, given_names: fl.firstName };
+    if (format === 'TD1') {
+      const long = td1LongNumber(lines);
+      if (long) document_number = long.number;
+      const opt1 = long ? (lines[0] ?? '').slice(15 + long.number.length - 9 + 1, 30) : get('optional_data');
+      const parts = [optional(opt1), optional(get('optional_data_2'))].filter((x): x is string => !!x);
+      optional_data = parts.length ? parts.join(' ') : null;
+    }
+  }
+  const fields: MrzFields = {
+    format,
+    document_type: get('document_type').replace(/<+$/, ''),
+    issuing_country: get('issuing_country').replace(/<+$/, ''),
+    document_number: document_number.replace(/<+$/, ''),
+    surname: nm.surname,
+    given_names: nm.given_names,
+    nationality: get('nationality').replace(/<+$/, ''),
+    birth_date: mrzDate(get('birth_date'), 'birth'),
+    sex,
+    expiry_date: mrzDate(get('expiry_date'), 'expiry'),
+    optional_data,
+  };
+  return { fields, lines, check_digits_valid: invalid.length === 0, invalid_checks: invalid, changes };
+}
+
+/** Repair then parse. */
+export function readCandidate(c: Candidate): Parsed | null {
+  const layout = LAYOUTS[c.format];
+  if (c.lines.length !== layout.lines) return null;
+  const fixed = repair(layout, c.lines);
+  return parseLines(c.format, fixed.lines, fixed.changes);
+}

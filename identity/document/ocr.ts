@@ -1,0 +1,84 @@
+// tesseract.js on the legacy engine with the English traineddata shipped in @tesseract.js-data/eng: core and
+// language data come from node_modules, nothing is downloaded or cached on disk.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
+
+const require = createRequire(import.meta.url);
+
+/** `4.0.0/` of @tesseract.js-data/eng holds the full model (legacy + LSTM); `4.0.0_best_int/` is LSTM only.
+ * The legacy engine reads the MRZ filler '<' reliably, the LSTM model often reads it as K or L. */
+export const LANG_PATH = join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0');
+
+export const MRZ_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<';
+
+export interface OcrLine {
+  text: string;
+  bbox: { x0: number; y0: number; x1: number; y1: number };
+}
+
+export interface Ocr {
+  /** Page layout analysis (PSM 3), no whitelist: text lines with boxes. */
+  layout(png: Buffer): Promise<OcrLine[]>;
+  /** One block of MRZ text (PSM 6, MRZ characters only). */
+  block(png: Buffer): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createOcr(): Promise<Ocr> {
+  let failure: unknown = null;
+  const worker: Worker = await createWorker(
+    'eng',
+    OEM.TESSERACT_ONLY,
+    {
+      langPath: LANG_PATH,
+      gzip: true,
+      cacheMethod: 'none',
+      legacyCore: true,
+      legacyLang: true,
+      // without a handler tesseract.js throws from its message listener, which would crash the process
+      errorHandler: (e: unknown) => {
+        failure = e;
+      },
+    },
+    { load_system_dawg: '0', load_freq_dawg: '0' },
+  );
+  // the legacy classifier adapts to what it has seen unless learning is off: readings would depend on the
+  // order in which images were processed. A fixed resolution and debug output to /dev/null keep tesseract's
+  // warnings ("Invalid resolution", "Estimating resolution") off our stdout.
+  await worker.setParameters({
+    classify_enable_learning: '0',
+    user_defined_dpi: '300',
+    debug_file: '/dev/null',
+  });
+  let mode = '';
+  const setMode = async (psm: PSM, whitelist: string) => {
+    const key = `${psm}|${whitelist}`;
+    if (key === mode) return;
+    await worker.setParameters({ tessedit_pageseg_mode: psm, tessedit_char_whitelist: whitelist });
+    mode = key;
+  };
+  const guard = <T>(p: Promise<T>): Promise<T> =>
+    p.catch((e: unknown) => {
+      throw new Error(`ocr failed: ${String(failure ?? e)}`);
+    });
+  return {
+    async layout(png) {
+      await setMode(PSM.AUTO, '');
+      const r = await guard(worker.recognize(png, {}, { text: false, blocks: true }));
+      const out: OcrLine[] = [];
+      for (const b of r.data.blocks ?? []) {
+        for (const p of b.paragraphs) for (const l of p.lines) out.push({ text: l.text, bbox: l.bbox });
+      }
+      return out;
+    },
+    async block(png) {
+      await setMode(PSM.SINGLE_BLOCK, MRZ_CHARS);
+      const r = await guard(worker.recognize(png, {}, { text: true }));
+      return r.data.text;
+    },
+    async close() {
+      await worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,291 @@
+// The document reader: decode → quality → skew/orientation → find the MRZ band with a layout pass → read the
+// band under several preprocessings → repair and parse each reading → rank by check digits → strict check and
+// second-signal agreement. See docs/decisions.md "Document reading".
+import {
+  crop,
+  DEFAULT_LIMITS,
+  decode,
+  estimateSkew,
+  type Gray,
+  ImageError,
+  type ImageLimits,
+  measureQuality,
+  normalize,
+  otsu,
+  png,
+  resize,
+  rotate,
+  sauvola,
+} from './image.js';
+import { findCandidates, LAYOUTS, type Parsed, readCandidate } from './mrz-text.js';
+import { createOcr, type Ocr, type OcrLine } from './ocr.js';
+import { strictCheck } from './strict.js';
+import type { DocumentReader, DocumentReading, ImageQuality } from './types.js';
+
+/** Quality thresholds, measured on the PassportEye specimen set (bench/RESULTS.md, docs/decisions.md). */
+export const QUALITY_THRESHOLDS = {
+  /** the shorter side of the image, in pixels */
+  minShortSide: 150,
+  /** variance of the Laplacian at 1000 px wide */
+  minBlur: 100,
+  /** fraction of saturated pixels */
+  maxGlare: 0.2,
+};
+
+export interface ReaderOptions extends Partial<ImageLimits> {}
+
+/** Width of the image the layout pass sees. */
+const LAYOUT_WIDTH = 1600;
+/** Height, in pixels, a text line of the MRZ band is scaled to before it is read. */
+const BAND_LINE_HEIGHT = 44;
+
+interface Reading extends Parsed {
+  variant: string;
+  rotation: number;
+  raw: string[];
+}
+
+export async function createReader(options: ReaderOptions = {}): Promise<DocumentReader> {
+  const limits: ImageLimits = { ...DEFAULT_LIMITS, ...options };
+  const ocr = await createOcr();
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  return {
+    read(image: Uint8Array): Promise<DocumentReading> {
+      const run = queue.then(() => readOne(ocr, image, limits));
+      queue = run.catch(() => {});
+      return run;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await queue;
+      await ocr.close();
+    },
+  };
+}
+
+function quality(width: number, height: number, blur: number, glare: number): ImageQuality {
+  const reasons: string[] = [];
+  if (Math.min(width, height) < QUALITY_THRESHOLDS.minShortSide) reasons.push('resolution_low');
+  if (blur < QUALITY_THRESHOLDS.minBlur) reasons.push('image_blurred');
+  if (glare > QUALITY_THRESHOLDS.maxGlare) reasons.push('glare_high');
+  return { width, height, blur, glare, ok: reasons.length === 0, reasons };
+}
+
+const EMPTY_QUALITY: ImageQuality = { width: 0, height: 0, blur: 0, glare: 0, ok: false, reasons: [] };
+
+function failed(started: number, error: string, q: ImageQuality = EMPTY_QUALITY): DocumentReading {
+  return {
+    mrz: null,
+    check_digits_valid: false,
+    accepted: false,
+    reasons: [error.split(':')[0] ?? error],
+    quality: q,
+    lines: [],
+    corrected_lines: [],
+    agreeing_readings: 0,
+    rotation: 0,
+    took_ms: Math.round(performance.now() - started),
+    error,
+  };
+}
+
+async function readOne(ocr: Ocr, image: Uint8Array, limits: ImageLimits): Promise<DocumentReading> {
+  const started = performance.now();
+  let decoded: Awaited<ReturnType<typeof decode>>;
+  try {
+    decoded = await decode(image, limits);
+  } catch (err) {
+    if (err instanceof ImageError) return failed(started, `${err.code}: ${err.message}`);
+    return failed(started, `corrupt_image: ${(err as Error).message}`);
+  }
+  try {
+    const q = await measureQuality(decoded.gray);
+    const qual = quality(decoded.width, decoded.height, q.blur, q.glare);
+    const readings = await readAll(ocr, decoded.gray);
+    return decide(readings, qual, started);
+  } catch (err) {
+    return failed(started, `read_failed: ${(err as Error).message}`);
+  }
+}
+
+/** A reading worth stopping for: at least two check digits valid and a date that is a calendar date. */
+function plausible(r: Reading): boolean {
+  const total = LAYOUTS[r.fields.format].checks.length;
+  return (
+    total - r.invalid_checks.length >= 2 && (r.fields.birth_date !== null || r.fields.expiry_date !== null)
+  );
+}
+
+/** Readings of the first orientation that gives a plausible one: the deskewed image, then upside down, then
+ * the two quarter turns in case the skew estimate took vertical structure for lines (all readings when none
+ * does). Only the deskewed orientation also gets a layout pass on
+ * a locally binarised copy. */
+async function readAll(ocr: Ocr, gray: Gray): Promise<Reading[]> {
+  const skew = await estimateSkew(gray);
+  const base = Math.abs(skew) < 0.75 ? 0 : skew;
+  if (process.env.VERISCREEN_MRZ_DEBUG) process.stderr.write(`skew ${skew}\n`);
+  const all: Reading[] = [];
+  for (const extra of [0, 180, 90, 270]) {
+    const rotation = Math.round((base + extra) * 100) / 100;
+    const found = await readOrientation(ocr, gray, rotation, extra === 0);
+    if (found.some(plausible)) return found;
+    all.push(...found);
+  }
+  return all;
+}
+
+const isMrzLike = (text: string): boolean => {
+  const t = text.replace(/\s/g, '');
+  return t.length >= 20 && (t.match(/</g) ?? []).length >= 2;
+};
+
+async function readOrientation(
+  ocr: Ocr,
+  gray: Gray,
+  rotation: number,
+  binarised: boolean,
+): Promise<Reading[]> {
+  const img = normalize(await rotate(gray, rotation));
+  const scale = LAYOUT_WIDTH / img.width;
+  const layoutImg = await resize(img, LAYOUT_WIDTH, Math.max(1, img.height * scale));
+  let lines = await ocr.layout(await png(layoutImg));
+  // photographs with uneven light defeat tesseract's own global threshold: binarise locally and retry
+  if (binarised && !lines.some((l) => isMrzLike(l.text))) {
+    lines = await ocr.layout(await png(sauvola(layoutImg, 41, 0.2)));
+  }
+  const readings: Reading[] = [];
+  const add = (variant: string, text: string) => {
+    for (const c of findCandidates(text)) {
+      const parsed = readCandidate(c);
+      if (parsed) readings.push({ ...parsed, variant, rotation, raw: c.lines });
+    }
+  };
+  add('layout', lines.map((l) => l.text).join('\n'));
+  const band = mrzBand(lines);
+  if (!band) return readings;
+  // crop the band from the full-resolution rotated image and scale it so a text line is BAND_LINE_HEIGHT high
+  const x0 = band.x0 / scale;
+  const y0 = band.y0 / scale;
+  const bandImg = crop(img, x0, y0, (band.x1 - band.x0) / scale, (band.y1 - band.y0) / scale);
+  const k = BAND_LINE_HEIGHT / (band.lineHeight / scale);
+  const sized = await resize(bandImg, bandImg.width * k, bandImg.height * k);
+  const variants: [string, Gray][] = [
+    ['gray', sized],
+    ['otsu', otsu(sized)],
+    ['sauvola', sauvola(sized, BAND_LINE_HEIGHT * 2 + 1, 0.2)],
+  ];
+  for (const [name, v] of variants) add(name, await ocr.block(await png(v)));
+  return readings;
+}
+
+interface Band {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  lineHeight: number;
+}
+
+/** The box around the MRZ-like lines of a layout pass (the cluster with the most '<'), with margins. */
+export function mrzBand(lines: OcrLine[]): Band | null {
+  const cand = lines.filter((l) => isMrzLike(l.text)).sort((a, b) => a.bbox.y0 - b.bbox.y0);
+  if (cand.length === 0) return null;
+  const clusters: OcrLine[][] = [];
+  for (const l of cand) {
+    const last = clusters[clusters.length - 1];
+    const prev = last?.[last.length - 1];
+    const h = l.bbox.y1 - l.bbox.y0;
+    if (last && prev && l.bbox.y0 - prev.bbox.y1 < 2.5 * h) last.push(l);
+    else clusters.push([l]);
+  }
+  const score = (c: OcrLine[]) => c.reduce((s, l) => s + (l.text.match(/</g) ?? []).length, 0);
+  const best = clusters.reduce((a, b) => (score(b) > score(a) ? b : a));
+  const heights = best.map((l) => l.bbox.y1 - l.bbox.y0).sort((a, b) => a - b);
+  const lineHeight = Math.max(8, heights[Math.floor(heights.length / 2)] ?? 8);
+  const x0 = Math.min(...best.map((l) => l.bbox.x0));
+  const x1 = Math.max(...best.map((l) => l.bbox.x1));
+  const y0 = Math.min(...best.map((l) => l.bbox.y0));
+  const y1 = Math.max(...best.map((l) => l.bbox.y1));
+  const mx = (x1 - x0) * 0.04 + lineHeight;
+  const my = lineHeight * 0.8;
+  return { x0: x0 - mx, y0: y0 - my, x1: x1 + mx, y1: y1 + my, lineHeight };
+}
+
+function rank(r: Reading): number[] {
+  const strictOk = r.check_digits_valid && strictCheck(r.fields, r.lines).length === 0;
+  return [r.check_digits_valid ? 1 : 0, strictOk ? 1 : 0, -r.invalid_checks.length, -r.changes];
+}
+
+function better(a: Reading, b: Reading): boolean {
+  const ra = rank(a);
+  const rb = rank(b);
+  for (let i = 0; i < ra.length; i++) {
+    if ((ra[i] ?? 0) !== (rb[i] ?? 0)) return (ra[i] ?? 0) > (rb[i] ?? 0);
+  }
+  return false;
+}
+
+function decide(readings: Reading[], q: ImageQuality, started: number): DocumentReading {
+  const took = () => Math.round(performance.now() - started);
+  if (readings.length === 0) {
+    return {
+      mrz: null,
+      check_digits_valid: false,
+      accepted: false,
+      reasons: ['mrz_not_found'],
+      quality: q,
+      lines: [],
+      corrected_lines: [],
+      agreeing_readings: 0,
+      rotation: 0,
+      took_ms: took(),
+    };
+  }
+  // the best reading; ties keep the earlier (deterministic order of variants)
+  let best = readings[0] as Reading;
+  for (const r of readings) if (better(r, best)) best = r;
+  // second signal: readings of other preprocessings with valid check digits, grouped by their fields; the
+  // largest group (by distinct preprocessings) wins if it has at least two and no other group is as large
+  const valid = readings.filter((r) => r.check_digits_valid);
+  const groups = new Map<string, Reading[]>();
+  for (const r of valid) {
+    const key = JSON.stringify(r.fields);
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const size = (g: Reading[]) => new Set(g.map((r) => r.variant)).size;
+  const ranked = [...groups.values()].sort((a, b) => size(b) - size(a));
+  const top = ranked[0];
+  let agreeing = best.check_digits_valid ? 1 : 0;
+  let disagree = false;
+  if (top && best.check_digits_valid) {
+    const second = ranked[1];
+    if (size(top) >= 2 && (!second || size(second) < size(top))) {
+      let b2 = top[0] as Reading;
+      for (const r of top) if (better(r, b2)) b2 = r;
+      best = b2;
+      agreeing = size(top);
+    } else if (ranked.length > 1) {
+      disagree = true;
+      agreeing = size(groups.get(JSON.stringify(best.fields)) ?? [best]);
+    }
+  }
+  const reasons: string[] = [];
+  if (!best.check_digits_valid) reasons.push('check_digit_invalid');
+  const strict = strictCheck(best.fields, best.lines);
+  if (best.check_digits_valid && strict.length) reasons.push('strict_check_failed', ...strict);
+  if (disagree) reasons.push('readings_disagree');
+  return {
+    mrz: best.fields,
+    check_digits_valid: best.check_digits_valid,
+    accepted: reasons.length === 0,
+    reasons,
+    quality: q,
+    lines: best.raw,
+    corrected_lines: best.lines,
+    agreeing_readings: agreeing,
+    rotation: best.rotation,
+    took_ms: took(),
+  };
+}

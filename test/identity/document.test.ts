@@ -1,0 +1,248 @@
+// Document reading (identity/document): the PassportEye specimens give exactly the fields of its own
+// mrz_test.py; a rotated photograph is read inside a worker thread; corrupt, unsupported and oversized files give
+// an error reading; the strict check and the check-digit repair of OCR confusions, as unit tests.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createDocumentReader,
+  type DocumentReader,
+  type MrzFields,
+  strictCheck,
+} from '../../identity/document/index.js';
+import {
+  checkDigit,
+  findCandidates,
+  fitLength,
+  mrzDate,
+  parseLines,
+  readCandidate,
+} from '../../identity/document/mrz-text.js';
+import { HAS_SHARED_DATA, REPO_ROOT, sharedPath } from '../helpers/shared-data.js';
+
+const TD3_LINES = [
+  'P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<',
+  'L898902C36UTO7408122F1204159ZE184226B<<<<<10',
+];
+const TD2_LINES = ['I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<', 'D231458907UTO7408122F1204159<<<<<<<6'];
+
+// mrz_test.py: number, dates, names, sex, countries; personal number 'ZE184226B<<<<<' (TD3) and optional1
+// '<<<<<<<' (TD2, i.e. empty)
+const TD3: MrzFields = {
+  format: 'TD3',
+  document_type: 'P',
+  issuing_country: 'UTO',
+  document_number: 'L898902C3',
+  surname: 'ERIKSSON',
+  given_names: 'ANNA MARIA',
+  nationality: 'UTO',
+  birth_date: '1974-08-12',
+  sex: 'F',
+  expiry_date: '2012-04-15',
+  optional_data: 'ZE184226B',
+};
+const TD2: MrzFields = {
+  ...TD3,
+  format: 'TD2',
+  document_type: 'I',
+  document_number: 'D23145890',
+  optional_data: null,
+};
+
+describe('MRZ text: check digits, repair, parsing', () => {
+  it('computes ICAO check digits', () => {
+    expect(checkDigit('L898902C3')).toBe(6);
+    expect(checkDigit('740812')).toBe(2);
+    expect(checkDigit('D23145890')).toBe(7);
+    expect(checkDigit('<<<<<<<<<<<<<<')).toBe(0);
+  });
+
+  it('parses TD3 and TD2 with every check digit', () => {
+    const td3 = parseLines('TD3', TD3_LINES);
+    expect(td3?.fields).toEqual(TD3);
+    expect(td3?.check_digits_valid).toBe(true);
+    const td2 = parseLines('TD2', TD2_LINES);
+    expect(td2?.fields).toEqual(TD2);
+    expect(td2?.check_digits_valid).toBe(true);
+    const bad = parseLines('TD3', [TD3_LINES[0] as string, 'L898902C37UTO7408122F1204159ZE184226B<<<<<10']);
+    expect(bad?.check_digits_valid).toBe(false);
+    expect(bad?.invalid_checks).toEqual(expect.arrayContaining(['document_number', 'composite']));
+  });
+
+  it('repairs O/0 confusions by field type: letters in numeric fields, digits in country codes', () => {
+    // 'UT0' for UTO, 'O' for 0 in the birth date, 'I' for 1 in the expiry date
+    const read = [
+      'P<UT0ERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<',
+      'L898902C36UT07408I22F12O4159ZE184226B<<<<<10',
+    ];
+    const [c] = findCandidates(read.join('\n'));
+    expect(c?.format).toBe('TD3');
+    const r = readCandidate(c as NonNullable<typeof c>);
+    expect(r?.fields).toEqual(TD3);
+    expect(r?.check_digits_valid).toBe(true);
+    expect(r?.changes).toBe(4);
+  });
+
+  it('repairs an O read for 0 in an alphanumeric document number only when the check digit says so', () => {
+    // D23145890 read as D2314589O: the check digit (7) fits only the digit
+    const read = ['I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<', 'D2314589O7UTO7408122F1204159<<<<<<<6'];
+    const r = readCandidate({ format: 'TD2', lines: read });
+    expect(r?.fields.document_number).toBe('D23145890');
+    expect(r?.check_digits_valid).toBe(true);
+  });
+
+  it('fits lines with a missing or extra filler to the format length', () => {
+    expect(fitLength('P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<', 44)).toBe(TD3_LINES[0]);
+    expect(fitLength('L898902C36UTO7408122F1204159ZE184226B<<<<<<10', 44)).toBe(TD3_LINES[1]);
+    expect(fitLength('L898902C36UTO7408122F1204159ZE184226B<<<<10', 44)).toBe(TD3_LINES[1]);
+  });
+
+  it('reads MRV-B visas with its own layout (no composite digit)', () => {
+    const lines = ['V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<', 'L8988901C4XXX4009078F9612109<<<<<<<<'];
+    const c = findCandidates(lines.map((l) => fitLength(l, 36)).join('\n'))[0];
+    expect(c?.format).toBe('MRVB');
+    const r = readCandidate(c as NonNullable<typeof c>);
+    expect(r?.fields).toMatchObject({
+      format: 'MRVB',
+      document_type: 'V',
+      document_number: 'L8988901C',
+      nationality: 'XXX',
+      birth_date: '1940-09-07',
+      expiry_date: '1996-12-10',
+    });
+    expect(r?.check_digits_valid).toBe(true);
+  });
+
+  it('converts dates with the century that makes sense', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    expect(mrzDate('740812', 'birth', now)).toBe('1974-08-12');
+    expect(mrzDate('150101', 'birth', now)).toBe('2015-01-01');
+    expect(mrzDate('300101', 'birth', now)).toBe('1930-01-01');
+    expect(mrzDate('120415', 'expiry', now)).toBe('2012-04-15');
+    expect(mrzDate('991301', 'expiry', now)).toBeNull();
+  });
+});
+
+describe('strict check', () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+  it('passes the ICAO specimens (UTO), D for Germany and XXA', () => {
+    expect(strictCheck(TD3, TD3_LINES, now)).toEqual([]);
+    expect(strictCheck({ ...TD3, issuing_country: 'D', nationality: 'XXA' }, TD3_LINES, now)).toEqual([]);
+  });
+
+  it('fails what check digits cannot catch', () => {
+    // 'AOUDOOQD' for 'A0000000': O and Q in a document number with digits are ambiguous
+    expect(strictCheck({ ...TD3, document_number: 'AOUD00Q0' }, TD3_LINES, now)).toContain(
+      'document_number_ambiguous',
+    );
+    expect(strictCheck({ ...TD3, document_number: 'AOUDOOQD' }, TD3_LINES, now)).toContain(
+      'document_number_invalid',
+    );
+    expect(strictCheck({ ...TD3, issuing_country: 'UT0' }, TD3_LINES, now)).toContain(
+      'issuing_country_unknown',
+    );
+    expect(strictCheck({ ...TD3, nationality: 'ZZZ' }, TD3_LINES, now)).toContain('nationality_unknown');
+    expect(strictCheck({ ...TD3, surname: 'ERIKSS0N' }, TD3_LINES, now)).toContain('name_invalid');
+    // a stray letter inside the filler of the name line
+    const noisy = ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<K<<<<<<<<<<', TD3_LINES[1] as string];
+    expect(strictCheck(TD3, noisy, now)).toContain('name_invalid');
+    expect(strictCheck({ ...TD3, birth_date: '2030-01-01' }, TD3_LINES, now)).toContain(
+      'birth_date_implausible',
+    );
+    expect(strictCheck({ ...TD3, expiry_date: '1970-01-01' }, TD3_LINES, now)).toContain(
+      'expiry_date_implausible',
+    );
+    expect(strictCheck({ ...TD3, document_type: 'I' }, TD3_LINES, now)).toContain('document_type_invalid');
+  });
+});
+
+describe('document reader: errors', () => {
+  let reader: DocumentReader;
+  beforeAll(async () => {
+    reader = await createDocumentReader({ maxPixels: 1_000_000, maxBytes: 2_000_000 });
+  });
+  afterAll(async () => {
+    await reader.close();
+  });
+
+  it('gives mrz null and an error for corrupt, unsupported and oversized files, never a throw', async () => {
+    const corrupt = await reader.read(Buffer.from('\xff\xd8\xff\xe0 this is not really a jpeg', 'latin1'));
+    expect(corrupt).toMatchObject({ mrz: null, accepted: false, check_digits_valid: false });
+    expect(corrupt.error).toMatch(/^(corrupt_image|unsupported_format):/);
+    const text = await reader.read(Buffer.from('hello, world'));
+    expect(text.error).toMatch(/^unsupported_format:/);
+    const empty = await reader.read(new Uint8Array(0));
+    expect(empty.error).toBeDefined();
+    // 2000×2000 is over the 1,000,000-pixel limit: refused from its header, before decoding
+    const big = await sharp({
+      create: { width: 2000, height: 2000, channels: 3, background: '#fff' },
+    } as never)
+      .png()
+      .toBuffer();
+    expect((await reader.read(big)).error).toMatch(/^image_too_large:/);
+    expect((await reader.read(new Uint8Array(2_000_001))).error).toMatch(/^file_too_large:/);
+    // a truncated PNG
+    const png = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#888' } } as never)
+      .png()
+      .toBuffer();
+    expect((await reader.read(png.subarray(0, 60))).error).toMatch(/^corrupt_image:/);
+  });
+
+  it('a blank image has no MRZ', async () => {
+    const blank = await sharp({
+      create: { width: 400, height: 300, channels: 3, background: '#fff' },
+    } as never)
+      .jpeg()
+      .toBuffer();
+    const r = await reader.read(blank);
+    expect(r).toMatchObject({ mrz: null, accepted: false, reasons: ['mrz_not_found'] });
+    expect(r.error).toBeUndefined();
+  });
+});
+
+describe.skipIf(!HAS_SHARED_DATA)('document reader on the PassportEye specimens', () => {
+  let reader: DocumentReader;
+  beforeAll(async () => {
+    reader = await createDocumentReader();
+  });
+  afterAll(async () => {
+    await reader.close();
+  });
+  const spec = (name: string) => readFileSync(sharedPath('documents/passporteye/tests', name));
+
+  for (const [file, fields] of [
+    ['passport-td3.jpg', TD3],
+    ['passport-td3.png', TD3],
+    ['passport-td2.jpg', TD2],
+    ['passport-td2.png', TD2],
+  ] as const) {
+    it(`${file} gives exactly the fields of mrz_test.py, accepted`, async () => {
+      const r = await reader.read(spec(file));
+      expect(r.mrz).toEqual(fields);
+      expect(r.check_digits_valid).toBe(true);
+      expect(r.accepted).toBe(true);
+      expect(r.reasons).toEqual([]);
+      expect(r.lines).toHaveLength(2);
+      expect(r.quality).toMatchObject({ width: 1334 + (fields.format === 'TD2' ? 6 : 0) });
+    });
+  }
+
+  it('reads a quarter-turned photograph inside a worker thread (Piscina), as the service does', async () => {
+    const rotated = await sharp(spec('passport-td2.jpg')).rotate(90).jpeg({ quality: 85 }).toBuffer();
+    const pool = new Piscina({
+      filename: join(REPO_ROOT, 'test/identity/document-worker.mjs'),
+      minThreads: 1,
+      maxThreads: 1,
+    });
+    try {
+      const r = (await pool.run(rotated)) as { mrz: MrzFields | null; accepted: boolean; rotation: number };
+      expect(r.mrz).toEqual(TD2);
+      expect(r.accepted).toBe(true);
+      expect(Math.abs(r.rotation) % 360).not.toBe(0);
+    } finally {
+      await pool.destroy();
+    }
+  });
+});
