@@ -41,6 +41,7 @@ import { flowRoutes } from './flows/flow-routes.js';
 import type { FlowDeps } from './flows/flow-service.js';
 import { startFlowWorker } from './flows/flow-worker.js';
 import { healthRoutes } from './health/health-routes.js';
+import { knownOrigins } from './http/cors.js';
 import { buildOpenApi } from './http/openapi.js';
 import { Router } from './http/router.js';
 import { createHttpApp, InFlight } from './http/server.js';
@@ -307,6 +308,11 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       audit: centralAuditHook(sql, log),
       accepting: () => accepting,
       down,
+      knownOrigin: knownOrigins(async (origin) => {
+        const [row] = await sql<{ known: boolean }[]>`
+          select exists (select 1 from tenants where status = 'active' and ${origin} = any (allowed_origins)) as known`;
+        return row?.known ?? false;
+      }),
     },
     inflight,
   );

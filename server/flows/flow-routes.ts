@@ -71,26 +71,18 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
         },
         503: { description: 'Matcher overloaded or no dataset loaded', schema: ErrorEnvelope },
       },
+      // publishable keys: counted before the body is validated and before the origin check, so that a flood of
+      // invalid or wrong-origin requests is limited too; the limit's headers go with every answer (201, 403, 422 …)
+      guard: async ({ req, tenant, setHeader }) => {
+        if (tenant.kind !== 'publishable') return;
+        const ip = resolveClientIp(req.ip, req.headers['x-forwarded-for'], deps.trustedProxies);
+        const limitHeaders = await hitRateLimit(deps.redis, deps.rateLimit, tenant.key_id, ip);
+        for (const [k, v] of Object.entries(limitHeaders)) setHeader(k, v);
+      },
       handler: async ({ body, principal, req, tenant }) => {
-        let limitHeaders: Record<string, string> = {};
-        if (tenant.kind === 'publishable') {
-          const ip = resolveClientIp(req.ip, req.headers['x-forwarded-for'], deps.trustedProxies);
-          limitHeaders = await hitRateLimit(deps.redis, deps.rateLimit, tenant.key_id, ip);
-        }
         // the audit row is written in the flow's own statement (one commit per flow), not by the central hook
         const { flow, redacted } = await createFlow(deps, tenant, body, req, actorOf(principal));
-        if (tenant.kind === 'publishable') {
-          return {
-            status: 201,
-            audited: true,
-            body: redacted,
-            headers: {
-              ...limitHeaders,
-              'access-control-allow-origin': req.headers.origin ?? '',
-              vary: 'Origin',
-            },
-          };
-        }
+        if (tenant.kind === 'publishable') return { status: 201, audited: true, body: redacted };
         return { status: 201, body: flow, audited: true };
       },
     }),

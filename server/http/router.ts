@@ -27,6 +27,8 @@ export interface Ctx<B = unknown, Q = unknown, P = unknown, A extends AuthMode =
   principal: Principal;
   tenant: TenantOf<A>;
   log: Logger;
+  /** a header for whatever this request's answer turns out to be, errors included (e.g. rate-limit state) */
+  setHeader(name: string, value: string): void;
 }
 
 export interface Reply {
@@ -66,6 +68,11 @@ export interface RouteSpec<
   maxBodyBytes?: number;
   /** extra request headers to document */
   headers?: Record<string, string>;
+  /** runs after authentication and before the body is read and validated (e.g. rate limits, so that invalid
+   * requests are counted and answered with the limit's headers too) */
+  guard?: (
+    ctx: Pick<Ctx<unknown, unknown, unknown, A>, 'req' | 'principal' | 'tenant' | 'setHeader'>,
+  ) => Promise<void>;
   handler: (ctx: Ctx<Static<TB>, Static<TQ>, Static<TP>, A>) => Promise<Reply> | Reply;
 }
 

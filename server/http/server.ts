@@ -6,6 +6,7 @@ import type { AuthMode, Principal } from '../auth/principal.js';
 import { ApiError, type Dependency, ERRORS, outageError, outageOf, ValidationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { corsHeaders, corsRoute, preflightHeaders } from './cors.js';
 import type { CompiledRoute, Reply, RequestInfo, Router } from './router.js';
 import { decodeBody, parseJson, parseQuery } from './validation.js';
 
@@ -34,7 +35,11 @@ export interface HttpDeps {
   accepting: () => boolean;
   /** the backing services known to be disconnected now (an unexpected error meanwhile is their outage) */
   down?: () => Dependency[];
+  /** whether some active tenant allows this browser origin (CORS preflights carry no credential) */
+  knownOrigin?: (origin: string) => Promise<boolean>;
 }
+
+const CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 const TENANT_ROUTES = new Set<AuthMode>(['secret', 'bearer', 'tenant']);
 const REQUEST_ID_RE = /^[\w.:@/+=-]{1,128}$/;
@@ -135,6 +140,10 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
     inflight.enter();
 
     let routeLabel = 'unmatched';
+    // headers for any answer (set by handlers through ctx.setHeader), the CORS route and the caller once known
+    const extraHeaders: Record<string, string> = {};
+    let cors: CompiledRoute | undefined;
+    let principal: Principal | undefined;
     const send = (reply: Reply) => {
       if (done) return;
       done = true;
@@ -148,7 +157,12 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
         res.writeHeader('x-request-id', request_id);
         if (reply.body !== undefined && reply.text === undefined)
           res.writeHeader('content-type', 'application/json');
-        for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+        const all = {
+          ...extraHeaders,
+          ...(cors ? corsHeaders(headers.origin, principal) : {}),
+          ...reply.headers,
+        };
+        for (const [k, v] of Object.entries(all)) res.writeHeader(k, v);
         // HEAD: the GET's headers and length, no body
         if (method === 'HEAD') res.endWithoutBody(Buffer.byteLength(payload));
         else res.end(payload);
@@ -158,6 +172,41 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
 
     if (!deps.accepting()) {
       fail(new ApiError('shutting_down', { headers: { 'retry-after': '5', connection: 'close' } }));
+      return;
+    }
+
+    if (method === 'OPTIONS') {
+      routeLabel = 'OPTIONS';
+      const found = CORS_METHODS.flatMap((mm) => {
+        const r = router.match(mm, path);
+        return r.kind === 'found' ? [r.route] : [];
+      });
+      if (!found.length) {
+        fail(new ApiError('not_found', { message: `No route for ${path}` }));
+        return;
+      }
+      const origin = headers.origin;
+      const requested = headers['access-control-request-method']?.toUpperCase();
+      if (!origin || !requested) {
+        const allow = [...found.map((r) => r.spec.method), 'OPTIONS'].join(', ');
+        send({ status: 204, headers: { allow } });
+        return;
+      }
+      // a CORS preflight: only publishable-key routes, only for origins some tenant allows, never `*`
+      const corsMethods: string[] = found.filter(corsRoute).map((r) => r.spec.method);
+      if (!corsMethods.includes(requested)) {
+        fail(
+          new ApiError('forbidden', {
+            message: 'Cross-origin calls are allowed only on endpoints for publishable keys',
+            headers: { vary: 'Origin' },
+          }),
+        );
+        return;
+      }
+      (deps.knownOrigin ?? (async () => false))(origin).then((known) => {
+        if (known) send({ status: 204, headers: preflightHeaders(origin, corsMethods) });
+        else fail(new ApiError('origin_not_allowed', { headers: { vary: 'Origin' } }));
+      }, fail);
       return;
     }
 
@@ -179,6 +228,7 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
     }
     const { route, params } = m;
     routeLabel = route.spec.path;
+    if (corsRoute(route)) cors = route;
 
     // start reading the body synchronously (onData must be attached before returning)
     let bodyPromise: Promise<Buffer | undefined> = Promise.resolve(undefined);
@@ -218,8 +268,13 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
 
     (async () => {
       const raw = await bodyPromise;
-      const principal = await deps.authenticate(route.spec.auth, info);
+      principal = await deps.authenticate(route.spec.auth, info);
       deps.authorize?.(route.spec, principal);
+      const tenant = TENANT_ROUTES.has(route.spec.auth) ? asTenantPrincipal(principal) : undefined;
+      const setHeader = (name: string, value: string) => {
+        extraHeaders[name.toLowerCase()] = value;
+      };
+      await route.spec.guard?.({ req: info, principal, tenant, setHeader });
       let body: unknown;
       if (route.spec.body) {
         const ctype = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
@@ -240,8 +295,9 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
         query,
         params,
         principal,
-        tenant: TENANT_ROUTES.has(route.spec.auth) ? asTenantPrincipal(principal) : undefined,
+        tenant,
         log: log.child({ request_id }),
+        setHeader,
       });
       if (deps.audit && method !== 'GET' && method !== 'HEAD' && reply.status < 400 && !reply.audited) {
         await deps.audit({ spec: route.spec, principal, req: info, params, reply });
