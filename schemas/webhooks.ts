@@ -1,18 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Cursor, Limit, Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
+import { EVENT_TYPES } from './events.js';
 
-export const WEBHOOK_EVENTS = [
-  'flow.created',
-  'flow.completed',
-  'flow.decided',
-  'check.completed',
-  'alert.created',
-  'alert.updated',
-  'batch.completed',
-  'monitor.match',
-  'dataset_version.promoted',
-  'applicant.erased',
-] as const;
+/** Every event of the catalogue (schemas/events.ts) can be subscribed to. */
+export const WEBHOOK_EVENTS = EVENT_TYPES;
 export const WebhookEvent = StringEnum(WEBHOOK_EVENTS, { title: 'WebhookEvent' });
 export type WebhookEvent = Static<typeof WebhookEvent>;
 

@@ -1,3 +1,4 @@
+import type { AlertDisposition, AlertState } from '../../schemas/alerts.js';
 import type { Sql } from '../db/sql.js';
 import { isClosed } from './alert-states.js';
 
@@ -31,12 +32,16 @@ export interface AlertCandidate {
 export type AlertVerdict =
   | { kind: 'raise'; fingerprint: string | null }
   | { kind: 'skip'; fingerprint: string | null; alert_id: string | null }
-  | { kind: 'refresh'; fingerprint: string; alert_id: string };
+  | { kind: 'refresh'; fingerprint: string; alert_id: string; alert: LastAlert };
 
+/** The newest alert of a (subject, entity) pair, as the memory reads it. */
 export interface LastAlert {
   id: string;
-  state: string;
+  state: AlertState;
   fp: string | null;
+  check_id: string;
+  assigned_to: string | null;
+  disposition: AlertDisposition | null;
 }
 
 /** The rule above, for one pair. */
@@ -44,7 +49,8 @@ export function verdictFor(last: LastAlert | undefined, fingerprint: string | nu
   if (!last) return { kind: 'raise', fingerprint };
   const changed = last.fp !== fingerprint;
   if (isClosed(last.state)) return changed ? { kind: 'raise', fingerprint } : skip(last, fingerprint);
-  if (changed && fingerprint !== null) return { kind: 'refresh', fingerprint, alert_id: last.id };
+  if (changed && fingerprint !== null)
+    return { kind: 'refresh', fingerprint, alert_id: last.id, alert: last };
   return skip(last, fingerprint);
 }
 
@@ -85,14 +91,15 @@ async function lastAlerts(
   if (!pairs.length) return out;
   const rows = await db<(LastAlert & { subject_ref: string; source_entity_id: string })[]>`
     select distinct on (al.subject_ref, al.source_entity_id)
-      al.id, al.subject_ref, al.source_entity_id, al.state, al.evidence->>'entity_fingerprint' as fp
+      al.id, al.subject_ref, al.source_entity_id, al.state, al.evidence->>'entity_fingerprint' as fp,
+      al.check_id, al.assigned_to, al.disposition
     from alerts al
     join unnest(${pairs.map((p) => p.subject_ref)}::text[], ${pairs.map((p) => p.source_entity_id)}::text[])
       as v(subject_ref, entity_id) on al.subject_ref = v.subject_ref and al.source_entity_id = v.entity_id
     where al.tenant_id = ${tenantId}
     order by al.subject_ref, al.source_entity_id, al.created_at desc, al.seq desc`;
-  for (const r of rows)
-    out.set(pairKey(r.subject_ref, r.source_entity_id), { id: r.id, state: r.state, fp: r.fp });
+  for (const { subject_ref, source_entity_id, ...last } of rows)
+    out.set(pairKey(subject_ref, source_entity_id), last);
   return out;
 }
 

@@ -13,6 +13,7 @@ import type { OperatorRole, Principal } from '../auth/principal.js';
 import { json, type Sql, transaction } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
 import { decodeCursor, page } from '../http/cursor.js';
+import { writeEvent } from '../outbox/outbox.js';
 import {
   type AlertAction,
   assertCan,
@@ -204,18 +205,18 @@ async function change(
       where id = ${alertId} and tenant_id = ${tenantId} and state = ${row.state}
       returning id`;
     if (!updated.length) throw new ApiError('alert_state_conflict');
-    await tx`
-      insert into outbox_events (tenant_id, type, resource_id, payload)
-      values (${tenantId}, 'alert.updated', ${alertId}, ${json(tx, {
-        alert_id: alertId,
-        check_id: row.check_id,
-        action,
-        previous_state: row.state,
-        state: to,
-        actor_id: actor.id,
-        assigned_to: ('assigned_to' in set ? set.assigned_to : row.assigned_to) ?? null,
-        disposition: ('disposition' in set ? set.disposition : row.disposition) ?? null,
-      })})`;
+    await writeEvent(tx, tenantId, 'alert.updated', alertId, {
+      alert_id: alertId,
+      check_id: row.check_id,
+      action,
+      previous_state: row.state,
+      state: to,
+      actor_id: actor.id,
+      assigned_to: (('assigned_to' in set ? set.assigned_to : row.assigned_to) ??
+        null) as AlertRow['assigned_to'],
+      disposition: (('disposition' in set ? set.disposition : row.disposition) ??
+        null) as AlertRow['disposition'],
+    });
     return getAlert(tx, tenantId, alertId);
   }) as Promise<AlertOut>;
 }

@@ -4,6 +4,7 @@ import { type Bus, type RunningWorker, runWorker } from '../bus/jetstream.js';
 import { type Sql, type Tx, transaction } from '../db/sql.js';
 import { applicantPrefix } from '../documents/document-keys.js';
 import type { Logger } from '../log.js';
+import { writeEvent } from '../outbox/outbox.js';
 import type { ObjectStore } from '../storage/s3.js';
 import { erasureJobId } from './applicant-service.js';
 
@@ -189,10 +190,11 @@ export async function purgeApplicant(deps: ErasureDeps, erasureId: string): Prom
       details: { erasure_id: erasureId, external_id_hash: e.external_id_hash, ...stats },
     });
     if (outbox) {
-      await tx`
-        insert into outbox_events (tenant_id, type, resource_id, payload)
-        values (${t}, 'applicant.erased', ${a},
-                ${tx.json({ applicant_id: a, erasure_id: erasureId, erased_at: new Date().toISOString() })})`;
+      await writeEvent(tx, t, 'applicant.erased', a, {
+        applicant_id: a,
+        erasure_id: erasureId,
+        erased_at: new Date().toISOString(),
+      });
     }
     await tx`
       update applicant_erasures set status = 'completed', completed_at = now(), stats = ${tx.json(stats)}

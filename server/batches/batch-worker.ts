@@ -8,6 +8,7 @@ import { type Sql, transaction } from '../db/sql.js';
 import { purgeExpiredKeys } from '../idempotency/idempotency.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { writeEvent } from '../outbox/outbox.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 import { poolScreener } from '../screening/pool-screener.js';
@@ -94,15 +95,13 @@ async function emitCompleted(tx: Sql, batchId: string): Promise<void> {
   // the transaction that completes the batch holds its row lock, so exactly one writes the event
   const [b] = await tx<BatchRow[]>`select * from check_batches where id = ${batchId}`;
   if (!b) return;
-  await tx`
-    insert into outbox_events (tenant_id, type, resource_id, payload)
-    values (${b.tenant_id}, 'batch.completed', ${b.id}, ${tx.json({
-      batch_id: b.id,
-      status: b.status,
-      subject_count: b.subject_count,
-      completed_count: b.completed_count,
-      error_count: b.error_count,
-    })})`;
+  await writeEvent(tx, b.tenant_id, 'batch.completed', b.id, {
+    batch_id: b.id,
+    status: b.status,
+    subject_count: b.subject_count,
+    completed_count: b.completed_count,
+    error_count: b.error_count,
+  });
 }
 
 /** After the last redelivery a chunk's still-pending subjects are counted as errors, so the batch still ends. */

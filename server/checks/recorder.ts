@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FlowDecision } from '../../schemas/flows.js';
-import { decideAlerts } from '../alerts/alert-memory.js';
+import { decideAlerts, type LastAlert } from '../alerts/alert-memory.js';
 import { queueSlaAt } from '../alerts/alert-sla.js';
 import { json, type Sql, type Tx, transaction } from '../db/sql.js';
-import { type OutboxRow, outboxEvent } from '../outbox/outbox.js';
+import { type OutboxRow, outboxEvent, writeEvents } from '../outbox/outbox.js';
 import type { CheckPolicy } from '../policy/check-policy.js';
 import type { CheckRow } from './check-model.js';
 import type { AlertEvidence, CheckInput, CheckOutcome, CheckRunDeps } from './check-type.js';
@@ -89,6 +89,8 @@ export interface AlertInsert {
 export interface AlertRefresh {
   alert_id: string;
   evidence: AlertEvidence;
+  /** the alert as it was (for its alert.updated event) */
+  alert: LastAlert;
 }
 
 export interface CheckRecord {
@@ -207,6 +209,7 @@ export async function rememberAlerts(db: Sql, records: CheckRecord[]): Promise<v
       r.refreshes.push({
         alert_id: v.alert_id,
         evidence: { ...evidence, refreshed_by_check_id: r.check.id },
+        alert: v.alert,
       });
   });
   for (const r of records) r.check.alert_count = r.alerts.length;
@@ -246,7 +249,13 @@ export function checkEvents(records: readonly CheckRecord[]): OutboxRow[] {
       ...r.refreshes.map((f) =>
         outboxEvent(c.tenant_id, 'alert.updated', f.alert_id, {
           alert_id: f.alert_id,
+          check_id: f.alert.check_id,
           action: 'evidence_refreshed',
+          previous_state: f.alert.state,
+          state: f.alert.state,
+          actor_id: null,
+          assigned_to: f.alert.assigned_to,
+          disposition: f.alert.disposition,
           refreshed_by_check_id: c.id,
         }),
       ),
@@ -289,12 +298,9 @@ export async function writeChecks(
   for (const f of written.flatMap((r) => r.refreshes)) {
     await tx`update alerts set evidence = ${json(tx, f.evidence)}, updated_at = now() where id = ${f.alert_id}`;
   }
-  const events = checkEvents(written);
-  if (events.length) await tx`insert into outbox_events ${tx(events.map((e) => eventRow(tx, e)))}`;
+  await writeEvents(tx, checkEvents(written));
   return { rows, written };
 }
-
-export const eventRow = (sql: Sql, e: OutboxRow) => ({ ...e, payload: json(sql, e.payload) });
 
 /** remember + write, atomically (in the caller's transaction when given one). */
 export function recordChecks(

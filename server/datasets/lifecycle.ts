@@ -9,6 +9,7 @@ import { STATE_KEYS, type Watch, watchKey } from '../bus/state-kv.js';
 import { json, type Sql, transaction } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { forgetOtherVersions, type Metrics } from '../metrics.js';
+import { writeEvent } from '../outbox/outbox.js';
 import { DEMO_DATASET_DIR } from '../paths.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 import {
@@ -349,10 +350,11 @@ export async function commitPromotion(sql: Sql, versionId: string): Promise<Prom
       promotion_id = p?.id ?? null;
     }
     // a global event (no tenant): every endpoint subscribed to it hears of the promotion
-    await tx`
-      insert into outbox_events (tenant_id, type, resource_id, payload)
-      values (null, 'dataset_version.promoted', ${row.id},
-        ${json(tx, { dataset_version_id: row.id, name: row.name, promoted_at: row.promoted_at?.toISOString() ?? null })})`;
+    await writeEvent(tx, null, 'dataset_version.promoted', row.id, {
+      dataset_version_id: row.id,
+      name: row.name,
+      promoted_at: row.promoted_at?.toISOString() ?? null,
+    });
     return { version: row, previous_id: previous?.id ?? null, promotion_id };
   });
 }

@@ -2,7 +2,14 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { AmlDataset } from '../../schemas/common.js';
-import type { FlowCreateIn, FlowDecideIn, FlowDecision, FlowOut, FlowOutB } from '../../schemas/flows.js';
+import type {
+  FlowCreateIn,
+  FlowDecideIn,
+  FlowDecision,
+  FlowOut,
+  FlowOutB,
+  FlowStatus,
+} from '../../schemas/flows.js';
 import type { TenantPrincipal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { CheckRow } from '../checks/check-model.js';
@@ -10,7 +17,6 @@ import type { ApplicantData, CheckInput, CheckOutcome, CheckRunDeps } from '../c
 import {
   buildCheck,
   checkEvents,
-  eventRow,
   type RecordContext,
   recordChecks,
   rememberAlerts,
@@ -24,7 +30,7 @@ import { ApiError, invalid } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
 import type { RequestInfo } from '../http/router.js';
 import type { Metrics } from '../metrics.js';
-import { type OutboxRow, outboxEvent } from '../outbox/outbox.js';
+import { type OutboxRow, outboxEvent, writeEvents } from '../outbox/outbox.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 import { poolScreener } from '../screening/pool-screener.js';
@@ -106,9 +112,10 @@ async function metered<T>(
 function flowEvents(
   f: { tenant_id: string; id: string; applicant_id: string },
   d: {
-    status: string;
+    status: FlowStatus;
     decision: FlowDecision | null;
     reason_codes: string[];
+    reviewed_by?: string;
   },
   types: ('flow.created' | 'flow.completed' | 'flow.decided')[],
 ): OutboxRow[] {
@@ -119,6 +126,7 @@ function flowEvents(
       status: d.status,
       decision: d.decision,
       decision_reason_codes: d.reason_codes,
+      ...(d.reviewed_by ? { reviewed_by: d.reviewed_by } : {}),
     }),
   );
 }
@@ -448,7 +456,7 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
         { status, decision: decided.decision, reason_codes: decided.reason_codes },
         ['flow.completed', 'flow.decided'],
       );
-      await tx`insert into outbox_events ${tx(events.map((e) => eventRow(tx, e)))}`;
+      await writeEvents(tx, events);
     }
   });
 }
@@ -476,7 +484,7 @@ export async function giveUpFlowJob(deps: FlowDeps, job: FlowJob, err: unknown):
     const events = flowEvents(flow, { status: 'FAILED', decision: null, reason_codes: [] }, [
       'flow.completed',
     ]);
-    await tx`insert into outbox_events ${tx(events.map((e) => eventRow(tx, e)))}`;
+    await writeEvents(tx, events);
   });
 }
 
@@ -500,11 +508,12 @@ export async function decideFlowReview(
       where id = ${flowId} and tenant_id = ${tenantId} and status = ${current.status}
       returning *`;
     if (!row) throw new Error('decide lost its row lock');
-    const events = flowEvents(row, { status, decision: input.decision, reason_codes: codes }, [
-      'flow.decided',
-    ]);
-    for (const e of events) e.payload.reviewed_by = actor;
-    await tx`insert into outbox_events ${tx(events.map((e) => eventRow(tx, e)))}`;
+    await writeEvents(
+      tx,
+      flowEvents(row, { status, decision: input.decision, reason_codes: codes, reviewed_by: actor }, [
+        'flow.decided',
+      ]),
+    );
     return row;
   });
   return flowOut(flow, await flowChecks(sql, tenantId, flowId));
@@ -574,7 +583,7 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
       { status, decision: decided.decision, reason_codes: decided.reason_codes },
       ['flow.decided'],
     );
-    await tx`insert into outbox_events ${tx(events.map((e) => eventRow(tx, e)))}`;
+    await writeEvents(tx, events);
     return row;
   });
   const checks = await flowChecks(sql, tenant.tenant_id, flowId);

@@ -1,8 +1,8 @@
 import type postgres from 'postgres';
 import type { CheckRow } from '../checks/check-model.js';
-import { alertRow, type CheckRecord, checkRow, eventRow } from '../checks/recorder.js';
+import { alertRow, type CheckRecord, checkRow } from '../checks/recorder.js';
 import { json, type Sql } from '../db/sql.js';
-import type { OutboxRow } from '../outbox/outbox.js';
+import { insertEvents, type OutboxRow } from '../outbox/outbox.js';
 import type { FlowRow } from './flow-model.js';
 
 type Row = Record<string, unknown>;
@@ -112,7 +112,7 @@ async function writeGraphs(
   const checks = records.map((r) => checkRow(sql, r.check));
   const alerts = records.flatMap((r) => r.alerts.map((a) => alertRow(sql, a)));
   const refreshes = records.flatMap((r) => r.refreshes);
-  const events = graphs.flatMap((g) => g.events.map((e) => eventRow(sql, e)));
+  const events = graphs.flatMap((g) => g.events);
   const audits = graphs.flatMap((g) => (g.audit ? [g.audit] : []));
   // Each insert is its own fragment written as "( insert ": postgres.js picks the helper's form from the last
   // keyword before it.
@@ -127,8 +127,7 @@ async function writeGraphs(
       update alerts set evidence = ${json(sql, r.evidence)}, updated_at = now()
       where id = ${r.alert_id} returning id )`);
   });
-  if (events.length)
-    ctes.push(sql`o as ( insert into outbox_events ${insertRows(sql, events)} returning id )`);
+  if (events.length) ctes.push(sql`o as ( ${insertEvents(sql, events)} returning id )`);
   if (audits.length) ctes.push(sql`au as ( insert into audit_log ${insertRows(sql, audits)} returning id )`);
   const withClause = ctes
     .slice(1)

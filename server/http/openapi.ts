@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { EVENT_CATALOGUE, EVENT_TYPES, eventEnvelope } from '../../schemas/events.js';
 import type { CompiledRoute } from './router.js';
 
 /** Strips TypeBox's symbol keys by a JSON round trip; JSON Schema 2020-12 is OpenAPI 3.1's dialect. */
@@ -13,7 +14,28 @@ const SECURITY: Record<string, Record<string, string[]>[]> = {
   tenant: [{ secretKey: [] }, { publishableKey: [] }],
 };
 
-/** The OpenAPI 3.1 document of exactly the routes registered. */
+/** What a subscribed endpoint receives, one entry per event of the catalogue (schemas/events.ts). */
+function webhooks(): Record<string, unknown> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          summary: EVENT_CATALOGUE[type].description,
+          description:
+            'Signed with `Veriscreen-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (docs/webhooks.md).',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: plain(eventEnvelope(type)) } },
+          },
+          responses: { '2XX': { description: 'Received; anything else (or no answer in time) is retried' } },
+        },
+      },
+    ]),
+  );
+}
+
+/** The OpenAPI 3.1 document of exactly the routes registered, and of the webhooks it sends. */
 export function buildOpenApi(routes: CompiledRoute[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const { spec } of routes) {
@@ -79,6 +101,7 @@ export function buildOpenApi(routes: CompiledRoute[], version: string): Record<s
     servers: [{ url: '/' }],
     tags: [...new Set(routes.map((r) => r.spec.tag))].map((name) => ({ name })),
     paths,
+    webhooks: webhooks(),
     components: {
       securitySchemes: {
         secretKey: { type: 'http', scheme: 'bearer', description: 'Tenant secret key tnk_…' },

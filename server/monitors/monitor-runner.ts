@@ -1,6 +1,7 @@
 import type { CheckOutcome } from '../checks/check-type.js';
 import { buildCheck, recordChecks } from '../checks/recorder.js';
-import { json, type Sql, transaction } from '../db/sql.js';
+import { type Sql, transaction } from '../db/sql.js';
+import { writeEvent } from '../outbox/outbox.js';
 import type { CheckPolicy } from '../policy/check-policy.js';
 import { type MonitorRow, subjectRef } from './monitor-store.js';
 
@@ -37,10 +38,12 @@ export async function recordMonitorCheck(
     await recordChecks(tx, [record]);
     const alertIds = record.alerts.map((a) => a.id);
     if (alertIds.length) {
-      await tx`
-        insert into outbox_events (tenant_id, type, resource_id, payload)
-        values (${monitor.tenant_id}, 'monitor.match', ${monitor.id},
-          ${json(tx, { monitor_id: monitor.id, check_id: checkId, alert_ids: alertIds, dataset_version: version })})`;
+      await writeEvent(tx, monitor.tenant_id, 'monitor.match', monitor.id, {
+        monitor_id: monitor.id,
+        check_id: checkId,
+        alert_ids: alertIds,
+        dataset_version: version,
+      });
     }
     await tx`
       update monitors set last_check_id = ${checkId}, last_checked_at = now(),

@@ -1,31 +1,63 @@
 import { randomUUID } from 'node:crypto';
+import { EVENT_CATALOGUE, EVENT_TYPES, type EventPayload, type EventType } from '../../schemas/events.js';
+import { json, type Sql } from '../db/sql.js';
 
-/** Event types written to the transactional outbox (delivered by the webhooks issue). */
-export const EVENT_TYPES = [
-  'flow.created',
-  'flow.completed',
-  'flow.decided',
-  'check.completed',
-  'alert.created',
-  'alert.updated',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType };
 
-export interface OutboxRow {
+/** One event of the transactional outbox (the catalogue and its payload schemas: schemas/events.ts). */
+export interface OutboxRow<T extends EventType = EventType> {
   id: string;
-  tenant_id: string;
-  type: EventType;
+  /** null for a global event (dataset_version.promoted): every subscribed endpoint hears it */
+  tenant_id: string | null;
+  type: T;
   resource_id: string;
-  payload: Record<string, unknown>;
+  payload: EventPayload<T>;
 }
 
-/** An outbox row; insert it in the same transaction (or statement) as the change it reports. Payloads carry ids
- * and outcomes only, never personal data. */
-export function outboxEvent(
-  tenantId: string,
-  type: EventType,
+/** An outbox row, typed by its event; write it with writeEvents in the same transaction (or statement) as the
+ * change it reports. */
+export function outboxEvent<T extends EventType>(
+  tenantId: string | null,
+  type: T,
   resourceId: string,
-  payload: Record<string, unknown>,
-): OutboxRow {
+  payload: EventPayload<T>,
+): OutboxRow<T> {
   return { id: randomUUID(), tenant_id: tenantId, type, resource_id: resourceId, payload };
+}
+
+/** The insert of outbox rows as a statement fragment, for a caller composing one statement (the flow graph). The
+ * one place that writes outbox_events. */
+export function insertEvents(sql: Sql, rows: readonly OutboxRow[]) {
+  const values = rows.map((e) => ({ ...e, payload: json(sql, e.payload) }));
+  return sql`insert into outbox_events ${sql(values, 'id', 'tenant_id', 'type', 'resource_id', 'payload')}`;
+}
+
+/** Writes outbox rows in the caller's transaction. */
+export async function writeEvents(sql: Sql, rows: readonly OutboxRow[]): Promise<void> {
+  if (rows.length) await insertEvents(sql, rows);
+}
+
+/** Builds and writes one event. */
+export function writeEvent<T extends EventType>(
+  sql: Sql,
+  tenantId: string | null,
+  type: T,
+  resourceId: string,
+  payload: EventPayload<T>,
+): Promise<void> {
+  return writeEvents(sql, [outboxEvent(tenantId, type, resourceId, payload)]);
+}
+
+/** The event list of docs/webhooks.md, rendered from the catalogue (test/outbox/event-catalogue.test.ts keeps the
+ * document equal to it). */
+export function eventListMarkdown(): string {
+  const rows = EVENT_TYPES.map((type) => {
+    const { description, payload } = EVENT_CATALOGUE[type];
+    const required = new Set((payload as { required?: string[] }).required ?? []);
+    const fields = Object.keys((payload as { properties: Record<string, unknown> }).properties)
+      .map((f) => (required.has(f) ? `\`${f}\`` : `\`${f}\`?`))
+      .join(', ');
+    return `| \`${type}\` | ${description} | ${fields} |`;
+  });
+  return ['| event | when | `data` fields (`?` = optional) |', '|---|---|---|', ...rows].join('\n');
 }

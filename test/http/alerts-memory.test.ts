@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectCatalogueEvents } from '../helpers/events.js';
 import {
   call,
   createTenant,
@@ -104,6 +105,8 @@ beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => {
+  // every event the file made matches the event catalogue
+  if (t) await expectCatalogueEvents(t.app.sql);
   await t?.close();
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });

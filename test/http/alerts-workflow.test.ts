@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectCatalogueEvents } from '../helpers/events.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 
 type Role = 'analyst' | 'supervisor' | 'admin';
@@ -126,6 +127,8 @@ beforeAll(async () => {
   four = await org('FourEyes', true);
 });
 afterAll(async () => {
+  // every event the file made matches the event catalogue
+  if (t) await expectCatalogueEvents(t.app.sql);
   await t?.close();
 });
 

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR } from '../../server/paths.js';
+import { expectCatalogueEvents } from '../helpers/events.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -184,5 +185,9 @@ describe('one screening recorder', () => {
     await t.app.sql.unsafe(sql);
     const [after] = await t.app.sql<AlertRow[]>`select evidence from alerts where id = ${alert.id}`;
     expect(after?.evidence).toEqual(ev);
+  });
+
+  it('writes only events that match the catalogue', async () => {
+    expect(await expectCatalogueEvents(t.app.sql)).toBeGreaterThan(0);
   });
 });
