@@ -292,7 +292,6 @@ export function startDatasetBuildWorker(
       }
     },
     async onGiveUp({ version_id }, err) {
-      deps.metrics.buildDuration.observe({ status: 'failed' }, 0);
       await markFailed(
         deps.sql,
         version_id,

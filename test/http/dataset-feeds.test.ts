@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimDueFeeds } from '../../server/datasets/feeds.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -211,6 +212,22 @@ describe('list feeds over HTTPS (a local server with a certificate made by the t
     expect(grown.last_status).toBe('promoted');
     expect(grown.last_version_id).not.toBe(v1);
     await waitFor('the grown list served', async () => (await served()) === grown.last_version_id, 5000);
+  });
+
+  it('a due feed is claimed once, however many processes look at the same time', async () => {
+    const created = await call<Feed>(t.url, 'POST', '/admin/dataset_feeds', {
+      admin: t.adminToken,
+      body: { format: 'senzing_json', uri: `${base}/claimed.json`, enabled: false, interval_minutes: 60 },
+    });
+    await t.app.sql`update dataset_feeds set enabled = true where id = ${created.body.id}`;
+    const claims = await Promise.all([1, 2, 3, 4].map(() => claimDueFeeds(t.app)));
+    // the app's own scheduler may win the race; never more than one claim in all
+    expect(claims.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1);
+    const [row] = await t.app.sql<{ minutes: number }[]>`
+      select round(extract(epoch from next_due_at - now()) / 60)::int as minutes from dataset_feeds
+      where id = ${created.body.id}`;
+    expect(row?.minutes).toBe(60);
+    await call(t.url, 'DELETE', `/admin/dataset_feeds/${created.body.id}`, { admin: t.adminToken });
   });
 
   it('a manual feed leaves its version ready for an admin', async () => {
