@@ -356,28 +356,11 @@ const oneThreadQps = 1000 / (negTimes.reduce((a, b) => a + b, 0) / negTimes.leng
     }
     for (const r of await Promise.all(inflight)) if (r.matches.length) fpPool++;
     const secs = (performance.now() - t) / 1000;
-    // batched: 64 subjects per task (one message round trip each), as bulk screening would post them
-    const tb2 = performance.now();
-    const batches: Promise<ScreenResult[]>[] = [];
-    for (let i = 0; i < qs.length; i += 64)
-      batches.push(
-        pool.run({ subjects: qs.slice(i, i + 64), options: OPTIONS }, { name: 'screenBatch' }) as Promise<
-          ScreenResult[]
-        >,
-      );
-    let fpBatch = 0;
-    for (const rs of await Promise.all(batches)) for (const r of rs) if (r.matches.length) fpBatch++;
-    const secsBatch = (performance.now() - tb2) / 1000;
     await pool.destroy();
     row(
       `${threads} threads (Piscina, shared SABs), ${qs.length} queries`,
       `${(qs.length / secs).toFixed(0)} q/s one task each`,
       `1 thread: ${oneThreadQps.toFixed(0)} q/s (mean); ${fpPool} hits`,
-    );
-    row(
-      `${threads} threads, same queries in tasks of 64`,
-      `${(qs.length / secsBatch).toFixed(0)} q/s`,
-      `${fpBatch} hits`,
     );
   } else row('Piscina throughput', 'skipped: dist/matcher/worker.js missing (npm run build)');
 }

@@ -13,7 +13,8 @@ import {
 export type NameKind = 'person' | 'org' | 'vessel' | 'any';
 
 export interface NormalizedName {
-  /** folded, canonical tokens used for matching (legal forms, titles, stopwords removed), deduplicated */
+  /** folded, canonical tokens used for matching (legal forms, titles, stopwords removed), in name order; a
+   * repeated word stays repeated */
   tokens: string[];
   /** canonical legal-form codes found at the edges of the name (llc, ltd, jsc, …) */
   legalForms: string[];

@@ -11,9 +11,3 @@ export default function screenTask(task: { subject: ScreenSubject; options: Scre
   result.screen_ms = performance.now() - started;
   return result;
 }
-
-/** Batch variant (Piscina `run(task, { name: 'screenBatch' })`): one message round trip for many subjects
- * screened with the same options, for bulk and monitoring jobs. */
-export function screenBatch(task: { subjects: ScreenSubject[]; options: ScreenOptions }): ScreenResult[] {
-  return task.subjects.map((s) => screener.screen(s, task.options));
-}

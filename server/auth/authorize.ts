@@ -22,7 +22,7 @@ const RANK: Record<OperatorRole, number> = { analyst: 1, supervisor: 2, admin: 3
 
 /** Minimum operator role per operationId. Operations missing here fall back to DEFAULT_RULE (fail closed). */
 export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
-  // flows and checks (the flows issue): an operator creating a flow has the power of a secret key
+  // flows and checks: an operator creating a flow has the power of a secret key
   createFlow: 'analyst',
   listFlows: 'analyst',
   getFlow: 'analyst',

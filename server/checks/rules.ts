@@ -1,6 +1,5 @@
 import type { FlowDecision } from '../../schemas/flows.js';
 import type { CheckPolicy } from '../policy/check-policy.js';
-
 import type { ReasonRule } from './check-type.js';
 import { CHECK_TYPES } from './registry.js';
 

@@ -30,7 +30,7 @@ export function connectSql(url: string, max = 10): Pool {
   });
 }
 
-/** Creates the database named in url when it does not exist (development convenience, spec'd by the foundation issue). */
+/** Creates the database named in url when it does not exist (a development convenience). */
 export async function ensureDatabase(url: string): Promise<void> {
   const u = new URL(url);
   const name = decodeURIComponent(u.pathname.replace(/^\//, ''));

@@ -350,8 +350,8 @@ export async function startProcessing(
   });
 }
 
-/** Documents issue integration point: which required inputs a flow still lacks. Uploads do not exist yet, so
- * every required document / biometric input is missing. */
+/** Which required inputs a flow still lacks: every required check that needs uploads (its check type's
+ * `needs_upload`, or a type not registered) and `document` when the template requires documents. */
 export async function missingInputs(
   _sql: Sql,
   _flow: FlowRow,

@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { EVENT_CATALOGUE, EVENT_TYPES, type EventPayload, type EventType } from '../../schemas/events.js';
 import { json, type Sql } from '../db/sql.js';
 
-export { EVENT_TYPES, type EventType };
-
 /** One event of the transactional outbox (the catalogue and its payload schemas: schemas/events.ts). */
 export interface OutboxRow<T extends EventType = EventType> {
   id: string;

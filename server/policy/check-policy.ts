@@ -41,8 +41,9 @@ export function policyFromRow(version: number | null, stored: StoredPolicy | nul
   return { ...stored, policy_version: versionLabel(version) };
 }
 
-/** The policy in force: read from Postgres on every call so a PUT applies to the very next flow in every
- * process (the hot path reads it together with the template, in one round trip: see templates.ts). */
+/** The policy in force, read from Postgres (flow jobs, reruns, batches and monitors). Sync flows read it together
+ * with their template in one round trip, cached one second per process (templateAndPolicy in
+ * server/templates/template-store.ts): a PUT applies everywhere within a second. */
 export async function checkPolicyFor(sql: Sql, tenantId: string): Promise<CheckPolicy> {
   const [row] = await sql<{ version: number; policy: StoredPolicy }[]>`
     select version, policy from check_policies where tenant_id = ${tenantId}

@@ -31,7 +31,6 @@ export interface TemplateRow {
   updated_at: Date;
 }
 
-/** The template by slug and the tenant's policy in force, in one round trip (the sync hot path). */
 /** Template + policy per (tenant, slug), kept one second per process: every flow reads them, and a second is the
  * documented bound for a change made in another process to take effect. Changes made in this process invalidate
  * the entry at once (invalidateTemplateCache). */
