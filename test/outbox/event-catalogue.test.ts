@@ -32,11 +32,10 @@ describe('event catalogue', () => {
     const doc = buildOpenApi([], 'test') as { webhooks: Record<string, { post: Record<string, unknown> }> };
     expect(Object.keys(doc.webhooks)).toEqual(EVENT_TYPES);
     for (const type of EVENT_TYPES) {
-      const schema = (
-        doc.webhooks[type]?.post.requestBody as {
-          content: { 'application/json': { schema: { properties: Record<string, unknown> } } };
-        }
-      ).content['application/json'].schema;
+      const post = doc.webhooks[type]?.post as {
+        requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } };
+      };
+      const schema = post.requestBody.content['application/json'].schema;
       expect(schema.properties.type).toEqual({ const: type, type: 'string' });
       expect(schema.properties.data).toEqual(JSON.parse(JSON.stringify(EVENT_CATALOGUE[type].payload)));
     }
