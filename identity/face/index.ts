@@ -138,6 +138,78 @@ function oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
 const FALLBACK_MIN_BOX_SCORE = 0.6;
 const FALLBACK_MIN_FACE_SCORE = 0.8;
 
+/** face-api's descriptor does not de-rotate faces: a head tilted 30° already falls below the threshold against an
+ *  upright photo of the same person. A face whose roll (from human's face mesh) exceeds this is described again on
+ *  the image rotated upright around the face's centre. Human's roll is reliable to about ±90°; upside-down faces
+ *  are not recognised as such. */
+const DEROTATE_MIN_ROLL = (12 * Math.PI) / 180;
+
+type Tensor3D = ReturnType<LoadedModels['tf']['tensor3d']>;
+
+/** face-api's 68 landmarks + 128-d descriptor for the face in `box` (pixels of `image`), or null. */
+async function describeAt(
+  m: LoadedModels,
+  image: Tensor3D,
+  box: { x: number; y: number; width: number; height: number },
+  score: number,
+): Promise<{ descriptor: Float32Array; landmarks: { x: number; y: number }[] } | null> {
+  const { faceapi } = m;
+  const [height, width] = image.shape as [number, number, number];
+  const x = Math.max(0, box.x);
+  const y = Math.max(0, box.y);
+  const w = Math.min(box.width, width - x);
+  const h = Math.min(box.height, height - y);
+  if (w < 8 || h < 8) return null;
+  const detection = new faceapi.FaceDetection(
+    score,
+    new faceapi.Rect(x / width, y / height, w / width, h / height),
+    {
+      width,
+      height,
+    },
+  );
+  const [described] = await new faceapi.DetectAllFaceLandmarksTask(
+    Promise.resolve([{ detection }]),
+    image,
+    false,
+  ).withFaceDescriptors();
+  return described ? { descriptor: described.descriptor, landmarks: described.landmarks.positions } : null;
+}
+
+/** The descriptor of a face rolled by `roll` radians (clockwise positive), computed on the image rotated back
+ *  around the face's centre: the face stays where it was and only its content turns upright. */
+async function uprightDescriptor(
+  m: LoadedModels,
+  image: Tensor3D,
+  box: { x: number; y: number; width: number; height: number },
+  roll: number,
+): Promise<Float32Array | null> {
+  const { tf } = m;
+  const [height, width] = image.shape as [number, number, number];
+  const cx = box.x + box.width / 2;
+  const cy = box.y + box.height / 2;
+  const side = Math.max(box.width, box.height);
+  const upright = tf.tidy(() => {
+    const batch = tf.cast(tf.expandDims(image, 0), 'float32') as unknown as Parameters<
+      typeof tf.image.rotateWithOffset
+    >[0];
+    // rotateWithOffset turns counter-clockwise: by +roll undoes a clockwise roll
+    const rotated = tf.image.rotateWithOffset(batch, roll, 128, [cx / width, cy / height]);
+    return tf.cast(tf.squeeze(rotated, [0]), 'int32') as Tensor3D;
+  });
+  try {
+    const described = await describeAt(
+      m,
+      upright,
+      { x: cx - side / 2, y: cy - side / 2, width: side, height: side },
+      1,
+    );
+    return described?.descriptor ?? null;
+  } finally {
+    upright.dispose();
+  }
+}
+
 async function runModels(m: LoadedModels, img: Decoded, minScore: number): Promise<DetectedFace[]> {
   const { faceapi, tf, human } = m;
   const scale = img.origWidth / img.width;
@@ -153,6 +225,13 @@ async function runModels(m: LoadedModels, img: Decoded, minScore: number): Promi
       .detectAllFaces(tensor, new faceapi.SsdMobilenetv1Options({ minConfidence: minScore, maxResults: 50 }))
       .withFaceLandmarks()
       .withFaceDescriptors();
+    // boxes in the scaled image's pixels, kept for the second passes below
+    const pixelBoxes = found.map((f) => ({
+      x: f.detection.box.x,
+      y: f.detection.box.y,
+      width: f.detection.box.width,
+      height: f.detection.box.height,
+    }));
     const faces: DetectedFace[] = found.map((f) => ({
       box: scaled(f.detection.box),
       score: round(f.detection.score, 4),
@@ -169,15 +248,20 @@ async function runModels(m: LoadedModels, img: Decoded, minScore: number): Promi
     } finally {
       batched.dispose();
     }
-    const humanBox = (h: (typeof humanFaces)[number]) =>
-      scaled({ x: h.box[0], y: h.box[1], width: h.box[2], height: h.box[3] });
+    const humanPixels = (h: (typeof humanFaces)[number]) => ({
+      x: h.box[0],
+      y: h.box[1],
+      width: h.box[2],
+      height: h.box[3],
+    });
+    const rollOf = (h: (typeof humanFaces)[number]) => h.rotation?.angle.roll ?? 0;
     // human's faces are paired with face-api's by nearest centre; a face only face-api found keeps null
     const paired = new Set<number>();
-    for (const face of faces) {
+    for (const [k, face] of faces.entries()) {
       let bestIndex = -1;
       let bestDistance = 0.5;
       for (const [i, h] of humanFaces.entries()) {
-        const distance = centreDistance(face.box, humanBox(h));
+        const distance = centreDistance(pixelBoxes[k]!, humanPixels(h));
         if (distance <= bestDistance) {
           bestIndex = i;
           bestDistance = distance;
@@ -188,34 +272,29 @@ async function runModels(m: LoadedModels, img: Decoded, minScore: number): Promi
       paired.add(bestIndex);
       face.liveness = typeof h.live === 'number' ? round(h.live, 3) : null;
       face.antispoof = typeof h.real === 'number' ? round(h.real, 3) : null;
+      if (Math.abs(rollOf(h)) > DEROTATE_MIN_ROLL) {
+        const upright = await uprightDescriptor(m, tensor, pixelBoxes[k]!, rollOf(h));
+        if (upright) face.embedding = Array.from(upright);
+      }
     }
     for (const [i, h] of humanFaces.entries()) {
       if (paired.has(i) || h.boxScore < FALLBACK_MIN_BOX_SCORE || h.faceScore < FALLBACK_MIN_FACE_SCORE)
         continue;
-      if (faces.some((f) => centreDistance(f.box, humanBox(h)) <= 0.5)) continue;
-      const [x, y, w, hh] = h.box;
-      const rect = new faceapi.Rect(
-        Math.max(0, x) / img.width,
-        Math.max(0, y) / img.height,
-        Math.min(w, img.width - Math.max(0, x)) / img.width,
-        Math.min(hh, img.height - Math.max(0, y)) / img.height,
-      );
-      const detection = new faceapi.FaceDetection(h.boxScore, rect, { width: img.width, height: img.height });
-      const [described] = await new faceapi.DetectAllFaceLandmarksTask(
-        Promise.resolve([{ detection }]),
-        tensor,
-        false,
-      ).withFaceDescriptors();
+      const hb = humanPixels(h);
+      if (pixelBoxes.some((b) => centreDistance(b, hb) <= 0.5)) continue;
+      const described = await describeAt(m, tensor, hb, h.boxScore);
       if (!described) continue;
       // the landmarks' extent is a tighter box than human's square crop, comparable to face-api's boxes
-      const xs = described.landmarks.positions.map((p) => p.x);
-      const ys = described.landmarks.positions.map((p) => p.y);
+      const xs = described.landmarks.map((p) => p.x);
+      const ys = described.landmarks.map((p) => p.y);
       const left = Math.max(0, Math.min(...xs));
       const top = Math.max(0, Math.min(...ys));
+      const upright =
+        Math.abs(rollOf(h)) > DEROTATE_MIN_ROLL ? await uprightDescriptor(m, tensor, hb, rollOf(h)) : null;
       faces.push({
         box: scaled({ x: left, y: top, width: Math.max(...xs) - left, height: Math.max(...ys) - top }),
         score: round(h.boxScore, 4),
-        embedding: Array.from(described.descriptor),
+        embedding: Array.from(upright ?? described.descriptor),
         liveness: typeof h.live === 'number' ? round(h.live, 3) : null,
         antispoof: typeof h.real === 'number' ? round(h.real, 3) : null,
         detector: 'human',

@@ -54,6 +54,12 @@ describe.skipIf(!HAS_SHARED_DATA)('createFaceAnalyzer on real photos (../shared/
     expect(fa.embedding).toHaveLength(128);
     expect(faceSimilarity(fa.embedding, fb.embedding)).toBeGreaterThanOrEqual(FACE_MATCH_THRESHOLD);
     expect(faceSimilarity(fa.embedding, fc.embedding)).toBeLessThan(FACE_MATCH_THRESHOLD);
+    // a head turned sideways (the pixels rotated, no EXIF tag) still matches: the face is described upright
+    const sideways = await analyzer.analyze(await sharp(face('img20.jpg')).rotate(90).jpeg().toBuffer());
+    expect(sideways.faces).toHaveLength(1);
+    expect(faceSimilarity(sideways.faces[0]!.embedding, fb.embedding)).toBeGreaterThanOrEqual(
+      FACE_MATCH_THRESHOLD,
+    );
     // img40 is 3061×4600: boxes come back in the original image's pixels although detection ran scaled down
     expect(c).toMatchObject({ width: 3061, height: 4600 });
     expect(fc.box.x + fc.box.width).toBeGreaterThan(1600);
