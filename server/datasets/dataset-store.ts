@@ -115,8 +115,13 @@ export async function loadVersionIndex(
   );
   const index = buildIndex(entities, versionId);
   if (v && entities.length > 0) {
-    await deps.store.put(artifactKey(versionId), serializeIndex(index));
-    await deps.sql`update dataset_versions set artifact_key = ${artifactKey(versionId)} where id = ${versionId}`;
+    // best effort: the index is usable now; a failed upload only means the next process rebuilds it too
+    try {
+      await deps.store.put(artifactKey(versionId), serializeIndex(index));
+      await deps.sql`update dataset_versions set artifact_key = ${artifactKey(versionId)} where id = ${versionId}`;
+    } catch (err) {
+      deps.log?.warn({ err, version: versionId }, 'rebuilt index not uploaded');
+    }
   }
   return index;
 }
