@@ -4,6 +4,7 @@ import { runWorker } from '../bus/jetstream.js';
 import type { CheckOutcome } from '../checks/check-type.js';
 import { buildCheck, recordChecks } from '../checks/recorder.js';
 import { screenAml } from '../checks/types/aml-screen.js';
+import { isPermanentDbError, publicFailureReason } from '../db/pg-errors.js';
 import { type Sql, transaction } from '../db/sql.js';
 import { purgeExpiredKeys } from '../idempotency/idempotency.js';
 import type { Logger } from '../log.js';
@@ -104,23 +105,61 @@ async function emitCompleted(tx: Sql, batchId: string): Promise<void> {
   });
 }
 
-/** After the last redelivery a chunk's still-pending subjects are counted as errors, so the batch still ends. */
-async function giveUpChunk(deps: BatchWorkerDeps, job: ChunkJob, err: unknown): Promise<void> {
+/** Marks still-pending subjects as errors (each with a reason a tenant may read) and advances the batch's counters
+ * by exactly the rows this transaction changed, so the batch still ends; a batch that ends with errors says so in
+ * `error` (how many, and the first reason), and one where every subject failed ends `failed`. */
+async function failSubjects(
+  deps: BatchWorkerDeps,
+  batchId: string,
+  range: { from: number; to: number },
+  reason: (row: { idx: number; applicant_id: string | null }) => string,
+): Promise<void> {
   await transaction(deps.sql, async (tx) => {
-    const failed = await tx`
-      update batch_subjects set status = 'error', error = ${(err as Error).message ?? String(err)}
-      where batch_id = ${job.batch_id} and idx >= ${job.from} and idx < ${job.to} and status = 'pending'
-      returning idx`;
-    if (!failed.length) return;
+    const pending = await tx<{ idx: number; applicant_id: string | null }[]>`
+      select idx, applicant_id from batch_subjects
+      where batch_id = ${batchId} and idx >= ${range.from} and idx < ${range.to} and status = 'pending'
+      order by idx for update`;
+    if (!pending.length) return;
+    const failed = pending.map((r) => [r.idx, `record ${r.idx}: ${reason(r)}`] as const);
+    await tx`
+      update batch_subjects b set status = 'error', error = v.error
+      from (values ${tx(failed.map(([i, e]) => [i, e]))}) as v(idx, error)
+      where b.batch_id = ${batchId} and b.idx = v.idx::int`;
+    const n = failed.length;
+    const first = failed[0]?.[1] ?? '';
     const [after] = await tx<{ status: string }[]>`
       update check_batches set
-        error_count = error_count + ${failed.length},
-        status = case when completed_count + error_count + ${failed.length} >= subject_count then 'completed' else status end,
-        completed_at = case when completed_count + error_count + ${failed.length} >= subject_count then now() else completed_at end,
+        error_count = error_count + ${n},
+        error = (error_count + ${n})::text || ' of ' || subject_count::text || ' subjects could not be screened; first: '
+                || coalesce(substring(error from 'first: (.*)$'), ${first}::text),
+        status = case when completed_count + error_count + ${n} < subject_count then status
+                      when completed_count = 0 then 'failed' else 'completed' end,
+        completed_at = case when completed_count + error_count + ${n} >= subject_count then now() else completed_at end,
         updated_at = now()
-      where id = ${job.batch_id} returning status`;
-    if (after?.status === 'completed') await emitCompleted(tx, job.batch_id);
+      where id = ${batchId} returning status`;
+    if (after?.status === 'completed' || after?.status === 'failed') await emitCompleted(tx, batchId);
   });
+}
+
+/** A chunk that failed with an error no retry can cure (e.g. a record whose applicant no longer exists) is screened
+ * record by record: the records that can succeed are recorded, each that cannot fails at once with its reason. A
+ * transient failure on the way is thrown, and the redelivery resumes with the records still pending. */
+async function screenOneByOne(deps: BatchWorkerDeps, job: ChunkJob): Promise<void> {
+  const rows = await deps.sql<{ idx: number; applicant_id: string | null }[]>`
+    select idx, applicant_id from batch_subjects
+    where batch_id = ${job.batch_id} and idx >= ${job.from} and idx < ${job.to} and status = 'pending'
+    order by idx`;
+  for (const r of rows) {
+    try {
+      await processChunk(deps, { batch_id: job.batch_id, from: r.idx, to: r.idx + 1 });
+    } catch (err) {
+      if (!isPermanentDbError(err)) throw err;
+      deps.log.warn({ err, batch_id: job.batch_id, idx: r.idx }, 'batch record cannot be screened');
+      await failSubjects(deps, job.batch_id, { from: r.idx, to: r.idx + 1 }, (row) =>
+        publicFailureReason(err, row),
+      );
+    }
+  }
 }
 
 export async function startBatchWorker(deps: BatchWorkerDeps): Promise<RunningWorker> {
@@ -140,9 +179,15 @@ export async function startBatchWorker(deps: BatchWorkerDeps): Promise<RunningWo
     ack_wait_ms: 15_000,
     concurrency: 2,
     handle: async (job) => {
-      await processChunk(deps, job);
+      try {
+        await processChunk(deps, job);
+      } catch (err) {
+        if (!isPermanentDbError(err)) throw err;
+        await screenOneByOne(deps, job);
+      }
     },
-    onGiveUp: (job, err) => giveUpChunk(deps, job, err),
+    // after the last retry the chunk's still-pending subjects are counted as errors, so the batch still ends
+    onGiveUp: (job, err) => failSubjects(deps, job.batch_id, job, () => publicFailureReason(err)),
   });
   return {
     async stop() {

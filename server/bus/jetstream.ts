@@ -9,7 +9,8 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { headers, type NatsConnection } from '@nats-io/transport-node';
+import { isPermanentDbError } from '../db/pg-errors.js';
 import { outageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { type ConnectionState, trackConnection } from './nats.js';
@@ -92,16 +93,18 @@ export async function createBus(nc: NatsConnection, ns: string): Promise<Bus> {
 
 export interface WorkerOptions<T> {
   kind: JobKind;
-  /** redeliveries before giving up (the handler's onGiveUp records the failure) */
+  /** attempts before giving up (the handler's onGiveUp records the failure) */
   max_deliver: number;
-  /** delay before each redelivery after a failure */
+  /** delay before each retry after a failure */
   backoff_ms: number[];
   /** how long a delivery may go without ack or heartbeat before JetStream redelivers it */
   ack_wait_ms: number;
-  /** deliveries processed at once by this process */
+  /** deliveries processed at once by this process (per lane: first attempts and retries each get this many) */
   concurrency: number;
   /** ± fraction of random jitter on each backoff delay (0.1 = ±10 %) */
   jitter?: number;
+  /** failures no retry can cure: given up at once (default: Postgres data and integrity errors) */
+  isPermanent?(err: unknown): boolean;
   handle(payload: T, info: { redelivered: boolean; attempt: number }): Promise<void>;
   onGiveUp?(payload: T, err: unknown): Promise<void>;
 }
@@ -110,32 +113,110 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** Consumes one job kind with explicit acks: ack on success, nak with backoff on failure, term after max_deliver.
- * Safe with any number of processes: the work-queue stream hands each message to one consumer at a time. */
-export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>): Promise<RunningWorker> {
-  const durable = `worker_${opts.kind}`;
+/** Thrown by a handler that cannot run the job now for a reason that is not the job's fault (e.g. its webhook
+ * endpoint already has its share of deliveries in flight): the job is retried after `delay_ms` without counting
+ * an attempt. */
+export class JobDeferred extends Error {
+  constructor(
+    readonly delay_ms: number,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** Retries wait outside the first-attempt lane: a waiting retry never holds one of the slots (max_ack_pending) that
+ * new jobs of its kind are delivered through. */
+export const retrySubject = (ns: string, kind: JobKind) => `${jobSubject(ns, kind)}.retry`;
+const ATTEMPT_HEADER = 'Veriscreen-Attempt';
+const NOT_BEFORE_HEADER = 'Veriscreen-Not-Before';
+const JOB_ID_HEADER = 'Veriscreen-Job-Id';
+/** Retries waiting for their time, per consumer: only this many can be scheduled before new retries queue behind. */
+const RETRY_LANE_MAX_ACK_PENDING = 100_000;
+
+async function ensureConsumer(
+  bus: Bus,
+  durable: string,
+  config: Omit<Parameters<JetStreamManager['consumers']['add']>[1], 'durable_name'>,
+): Promise<void> {
   const stream = jobsStream(bus.ns);
-  const config = {
-    durable_name: durable,
+  const full = { ...config, durable_name: durable };
+  try {
+    await bus.jsm.consumers.info(stream, durable);
+    await bus.jsm.consumers.update(stream, durable, full);
+  } catch {
+    await bus.jsm.consumers.add(stream, full);
+  }
+}
+
+/** Consumes one job kind with explicit acks, in two lanes. First attempts arrive on the kind's subject through a
+ * consumer whose max_ack_pending bounds what one process holds; a failure is re-published to the kind's retry
+ * subject with its attempt number and the time it is due (msgID-deduplicated, then the original is acked), so a
+ * failing job never occupies a first-attempt slot while it waits. The retry lane naks a job that is not yet due with
+ * the remaining delay and runs it once it is. A permanent failure (isPermanent) or the last attempt gives up at once
+ * (onGiveUp, then term). A process killed mid-job has the job redelivered by JetStream after ack_wait (max_deliver
+ * bounds such crash loops in the first lane). Safe with any number of processes: the work-queue stream hands each
+ * message to one consumer at a time. */
+export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>): Promise<RunningWorker> {
+  const stream = jobsStream(bus.ns);
+  const isPermanent = opts.isPermanent ?? isPermanentDbError;
+  const fresh = `worker_${opts.kind}`;
+  const retry = `worker_${opts.kind}_retry`;
+  await ensureConsumer(bus, fresh, {
     filter_subject: jobSubject(bus.ns, opts.kind),
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     max_deliver: opts.max_deliver,
     ack_wait: nanos(opts.ack_wait_ms),
     max_ack_pending: Math.max(opts.concurrency * 4, 16),
-  };
-  try {
-    await bus.jsm.consumers.info(stream, durable);
-    await bus.jsm.consumers.update(stream, durable, config);
-  } catch {
-    await bus.jsm.consumers.add(stream, config);
-  }
-  const consumer = await bus.js.consumers.get(stream, durable);
-  const messages = await consumer.consume({ max_messages: opts.concurrency });
-  const inflight = new Set<Promise<void>>();
+  });
+  await ensureConsumer(bus, retry, {
+    filter_subject: retrySubject(bus.ns, opts.kind),
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    // every "not yet due" nak is a delivery: attempts are counted in the header instead
+    max_deliver: -1,
+    ack_wait: nanos(opts.ack_wait_ms),
+    max_ack_pending: RETRY_LANE_MAX_ACK_PENDING,
+  });
 
-  const process = async (m: JsMsg) => {
-    const attempt = m.info.deliveryCount;
+  const delayFor = (attempt: number) => {
+    const base = opts.backoff_ms[Math.min(attempt - 1, opts.backoff_ms.length - 1)] ?? 1000;
+    // jitter spreads retries of many failed jobs so they do not hit a recovering receiver together
+    return Math.round(base * (1 + (opts.jitter ?? 0) * (Math.random() * 2 - 1)));
+  };
+
+  /** Schedules `attempt` of the job in the retry lane, then acks this delivery; nak with the delay when NATS
+   * refuses the publish (the job then waits in its current lane, as before). */
+  const scheduleRetry = async (m: JsMsg, jobId: string, attempt: number, delay: number, counted: boolean) => {
+    try {
+      const h = headers();
+      h.set(ATTEMPT_HEADER, String(attempt));
+      h.set(NOT_BEFORE_HEADER, String(Date.now() + delay));
+      h.set(JOB_ID_HEADER, jobId);
+      await bus.js.publish(retrySubject(bus.ns, opts.kind), m.data, {
+        msgID: `${jobId}:${counted ? 'attempt' : `deferred:${m.info.streamSequence}`}:${attempt}`,
+        headers: h,
+      });
+      m.ack();
+    } catch (err) {
+      log.warn({ err, kind: opts.kind }, 'could not schedule a retry; the job waits in its lane');
+      m.nak(delay);
+    }
+  };
+
+  const process = async (m: JsMsg, lane: 'fresh' | 'retry') => {
+    const h = m.headers;
+    const jobId = h?.get(JOB_ID_HEADER) || h?.get('Nats-Msg-Id') || `${opts.kind}:${m.info.streamSequence}`;
+    if (lane === 'retry') {
+      const wait = Number(h?.get(NOT_BEFORE_HEADER) ?? 0) - Date.now();
+      if (wait > 0) {
+        m.nak(wait);
+        return;
+      }
+    }
+    const attempt =
+      lane === 'retry' ? Math.max(1, Number(h?.get(ATTEMPT_HEADER) ?? 1)) : m.info.deliveryCount;
     let payload: T;
     try {
       payload = m.json<T>();
@@ -147,42 +228,57 @@ export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>
     // long jobs keep their lease
     const heartbeat = setInterval(() => m.working(), Math.max(1000, opts.ack_wait_ms / 3));
     try {
-      await opts.handle(payload, { redelivered: m.redelivered, attempt });
+      await opts.handle(payload, { redelivered: m.redelivered || attempt > 1, attempt });
       m.ack();
     } catch (err) {
-      if (attempt >= opts.max_deliver) {
-        log.error({ err, kind: opts.kind, attempt }, 'job failed for the last time');
+      if (err instanceof JobDeferred) {
+        await scheduleRetry(m, jobId, attempt, err.delay_ms, false);
+        return;
+      }
+      const permanent = isPermanent(err);
+      if (permanent || attempt >= opts.max_deliver) {
+        log.error({ err, kind: opts.kind, attempt, permanent }, 'job failed for the last time');
         try {
           await opts.onGiveUp?.(payload, err);
-        } finally {
-          m.term('max deliveries reached');
+          m.term(permanent ? 'permanent failure' : 'max deliveries reached');
+        } catch (giveUpErr) {
+          // the failure could not be recorded (e.g. Postgres down): try again later
+          log.warn({ err: giveUpErr, kind: opts.kind }, 'recording a failed job failed; will retry');
+          m.nak(delayFor(1));
         }
       } else {
-        const base = opts.backoff_ms[Math.min(attempt - 1, opts.backoff_ms.length - 1)] ?? 1000;
-        // jitter spreads retries of many failed jobs so they do not hit a recovering receiver together
-        const delay = Math.round(base * (1 + (opts.jitter ?? 0) * (Math.random() * 2 - 1)));
+        const delay = delayFor(attempt);
         log.warn({ err, kind: opts.kind, attempt, retry_in_ms: delay }, 'job failed; will retry');
-        m.nak(delay);
+        await scheduleRetry(m, jobId, attempt + 1, delay, true);
       }
     } finally {
       clearInterval(heartbeat);
     }
   };
 
-  const loop = (async () => {
-    for await (const m of messages) {
-      const p = process(m).catch((err: unknown) => log.error({ err }, 'job handler crashed'));
-      inflight.add(p);
-      void p.finally(() => inflight.delete(p));
-      if (inflight.size >= opts.concurrency) await Promise.race(inflight);
-    }
-  })();
-
-  return {
-    async stop() {
+  const consume = async (durable: string, lane: 'fresh' | 'retry') => {
+    const consumer = await bus.js.consumers.get(stream, durable);
+    const messages = await consumer.consume({ max_messages: opts.concurrency });
+    const inflight = new Set<Promise<void>>();
+    const loop = (async () => {
+      for await (const m of messages) {
+        const p = process(m, lane).catch((err: unknown) => log.error({ err }, 'job handler crashed'));
+        inflight.add(p);
+        void p.finally(() => inflight.delete(p));
+        if (inflight.size >= opts.concurrency) await Promise.race(inflight);
+      }
+    })();
+    return async () => {
       await messages.close();
       await loop.catch(() => {});
       await Promise.all(inflight);
+    };
+  };
+  const stops = [await consume(fresh, 'fresh'), await consume(retry, 'retry')];
+
+  return {
+    async stop() {
+      await Promise.all(stops.map((s) => s()));
     },
   };
 }

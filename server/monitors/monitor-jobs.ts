@@ -4,6 +4,7 @@ import type { Bus, RunningWorker } from '../bus/jetstream.js';
 import { runWorker } from '../bus/jetstream.js';
 import type { Screener } from '../checks/check-type.js';
 import { type AmlScreenRequest, screenAml } from '../checks/types/aml-screen.js';
+import { publicFailureReason } from '../db/pg-errors.js';
 import type { Sql } from '../db/sql.js';
 import { refundAllowance } from '../flows/flow-service.js';
 import type { Logger } from '../log.js';
@@ -150,11 +151,15 @@ export async function startMonitorWorkers(
     concurrency: 4,
     handle: ({ monitor_id }) => runMonitor(deps, monitor_id),
     async onGiveUp({ monitor_id }, err) {
-      const [m] = await deps.sql<{ tenant_id: string }[]>`
-        update monitors set failure_reason = ${(err as Error).message ?? String(err)}, updated_at = now()
-        where id = ${monitor_id} returning tenant_id`;
+      // the reason is for the tenant: raw Postgres messages (table and constraint names) stay in the log
+      const [m] = await deps.sql<{ tenant_id: string; applicant_id: string | null }[]>`
+        select tenant_id, applicant_id from monitors where id = ${monitor_id}`;
+      if (!m) return;
+      await deps.sql`
+        update monitors set failure_reason = ${publicFailureReason(err, m)}, updated_at = now()
+        where id = ${monitor_id}`;
       // a run that never recorded its check costs nothing (its unit was taken when it was claimed or created)
-      if (m) await refundAllowance(deps.sql, m.tenant_id);
+      await refundAllowance(deps.sql, m.tenant_id);
     },
   });
   const delta = await runWorker<{ from: string | null; to: string }>(deps.bus, deps.log, {

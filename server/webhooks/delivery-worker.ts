@@ -1,5 +1,5 @@
 import type { Bus, RunningWorker } from '../bus/jetstream.js';
-import { runWorker } from '../bus/jetstream.js';
+import { JobDeferred, runWorker } from '../bus/jetstream.js';
 import { type Sql, transaction } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { signatureHeader, unseal } from './signature.js';
@@ -52,9 +52,116 @@ export function eventBody(
   });
 }
 
+/** Deliveries one endpoint may have in flight in one process: a slow or dead receiver holds at most this many of the
+ * worker's slots, so its backlog never delays other endpoints (its other deliveries wait in the retry lane). */
+export const PER_ENDPOINT_CONCURRENCY = 2;
+/** How long a delivered event's success is retried against an unavailable Postgres before the event is sent again. */
+const SUCCESS_RECORD_PATIENCE_MS = 10 * 60_000;
+
 export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningWorker> {
   const { sql, log } = deps;
   const backoff_ms = deps.schedule_s.map((s) => s * 1000);
+  const inflight = new Map<string, number>();
+  /** The receiver has the event: record that, retrying while Postgres is unavailable instead of failing the
+   * attempt — a failed attempt would be sent again, and the receiver would get the event twice. The job keeps its
+   * lease meanwhile (runWorker's heartbeat). Only if this process dies first, or Postgres stays away for
+   * SUCCESS_RECORD_PATIENCE_MS, is the event sent again: delivery is at least once, and receivers deduplicate on the
+   * event id (docs/webhooks.md). */
+  async function recordSuccess(
+    ctx: DeliveryContext,
+    attempt: number,
+    status_code: number | null,
+    duration_ms: number,
+  ): Promise<void> {
+    const until = Date.now() + SUCCESS_RECORD_PATIENCE_MS;
+    for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
+      try {
+        await transaction(sql, async (tx) => {
+          await tx`
+            insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms)
+            values (${ctx.id}, ${attempt}, ${status_code}, null, ${duration_ms})`;
+          await tx`
+            update webhook_deliveries set status = 'succeeded', attempts = attempts + 1, last_status_code = ${status_code},
+              last_error = null, next_attempt_at = null, delivered_at = now(), updated_at = now()
+            where id = ${ctx.id}`;
+          await tx`update webhook_endpoints set consecutive_failures = 0 where id = ${ctx.endpoint_id}`;
+        });
+        return;
+      } catch (err) {
+        if (Date.now() + wait > until) throw err;
+        log.warn(
+          { err, delivery_id: ctx.id, retry_in_ms: wait },
+          'delivered, but recording it failed; retrying',
+        );
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  /** One attempt: sign, send, record. A 2xx is recorded until that succeeds (see recordSuccess); anything else is
+   * recorded and thrown, so runWorker schedules the next attempt. */
+  async function send(ctx: DeliveryContext, attempt: number): Promise<void> {
+    const body = eventBody(ctx);
+    const secrets = [unseal(ctx.secret_sealed, deps.keyMaterial)];
+    if (
+      ctx.previous_secret_sealed &&
+      ctx.previous_secret_expires_at &&
+      ctx.previous_secret_expires_at > new Date()
+    ) {
+      secrets.push(unseal(ctx.previous_secret_sealed, deps.keyMaterial));
+    }
+    const started = performance.now();
+    let status_code: number | null = null;
+    let error: string | null = null;
+    // the target is checked again at send time: DNS may have changed since the endpoint was registered
+    const refused = await refuseTarget(ctx.url, deps.allowPrivateTargets);
+    if (refused) {
+      error = `target refused: ${refused}`;
+    } else {
+      try {
+        const res = await fetch(ctx.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Veriscreen-Webhooks/1',
+            'veriscreen-signature': signatureHeader(secrets, body),
+            'veriscreen-event-id': ctx.event_id,
+            'veriscreen-delivery-attempt': String(attempt),
+          },
+          body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(deps.timeout_ms),
+        });
+        status_code = res.status;
+        await res.arrayBuffer().catch(() => undefined); // always consume the body
+        if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`;
+      } catch (err) {
+        error =
+          (err as Error).name === 'TimeoutError'
+            ? `no answer within ${deps.timeout_ms} ms`
+            : (err as Error).message;
+      }
+    }
+    const duration_ms = Math.round(performance.now() - started);
+    if (!error) {
+      await recordSuccess(ctx, attempt, status_code, duration_ms);
+      return;
+    }
+    await sql`
+      insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms)
+      values (${ctx.id}, ${attempt}, ${status_code}, ${error}, ${duration_ms})`;
+    const next_s = deps.schedule_s[attempt - 1];
+    await transaction(sql, async (tx) => {
+      await tx`
+        update webhook_deliveries set status = 'retrying', attempts = attempts + 1, last_status_code = ${status_code},
+          last_error = ${error}, updated_at = now(),
+          next_attempt_at = ${next_s === undefined ? null : new Date(Date.now() + next_s * 1000)}
+        where id = ${ctx.id}`;
+      await tx`update webhook_endpoints set consecutive_failures = consecutive_failures + 1 where id = ${ctx.endpoint_id}`;
+    });
+    throw new DeliveryFailed(error);
+  }
+
   return runWorker<Job>(deps.bus, log, {
     kind: 'webhook_delivery',
     max_deliver: backoff_ms.length + 1,
@@ -62,7 +169,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
     jitter: 0.1,
     ack_wait_ms: deps.timeout_ms + 20_000,
     concurrency: 8,
-    async handle(job, { attempt }) {
+    async handle(job, info) {
       const [ctx] = await sql<DeliveryContext[]>`
         select d.id, d.status, d.endpoint_id, e.url, e.enabled, e.deleted_at, e.secret_sealed,
                e.previous_secret_sealed, e.previous_secret_expires_at,
@@ -79,71 +186,19 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
           where id = ${ctx.id}`;
         return;
       }
-      const body = eventBody(ctx);
-      const secrets = [unseal(ctx.secret_sealed, deps.keyMaterial)];
-      if (
-        ctx.previous_secret_sealed &&
-        ctx.previous_secret_expires_at &&
-        ctx.previous_secret_expires_at > new Date()
-      ) {
-        secrets.push(unseal(ctx.previous_secret_sealed, deps.keyMaterial));
+      const busy = inflight.get(ctx.endpoint_id) ?? 0;
+      if (busy >= PER_ENDPOINT_CONCURRENCY) {
+        // the endpoint has its share of slots: try again once one of those may have finished (not an attempt)
+        throw new JobDeferred(Math.min(deps.timeout_ms, 5_000), 'endpoint busy');
       }
-      const started = performance.now();
-      let status_code: number | null = null;
-      let error: string | null = null;
-      // the target is checked again at send time: DNS may have changed since the endpoint was registered
-      const refused = await refuseTarget(ctx.url, deps.allowPrivateTargets);
-      if (refused) {
-        error = `target refused: ${refused}`;
-      } else {
-        try {
-          const res = await fetch(ctx.url, {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              'user-agent': 'Veriscreen-Webhooks/1',
-              'veriscreen-signature': signatureHeader(secrets, body),
-              'veriscreen-event-id': ctx.event_id,
-              'veriscreen-delivery-attempt': String(attempt),
-            },
-            body,
-            redirect: 'manual',
-            signal: AbortSignal.timeout(deps.timeout_ms),
-          });
-          status_code = res.status;
-          await res.arrayBuffer().catch(() => undefined); // always consume the body
-          if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`;
-        } catch (err) {
-          error =
-            (err as Error).name === 'TimeoutError'
-              ? `no answer within ${deps.timeout_ms} ms`
-              : (err as Error).message;
-        }
+      inflight.set(ctx.endpoint_id, busy + 1);
+      try {
+        await send(ctx, info.attempt);
+      } finally {
+        const n = (inflight.get(ctx.endpoint_id) ?? 1) - 1;
+        if (n > 0) inflight.set(ctx.endpoint_id, n);
+        else inflight.delete(ctx.endpoint_id);
       }
-      const duration_ms = Math.round(performance.now() - started);
-      await sql`
-        insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms)
-        values (${ctx.id}, ${attempt}, ${status_code}, ${error}, ${duration_ms})`;
-      if (!error) {
-        await transaction(sql, async (tx) => {
-          await tx`
-            update webhook_deliveries set status = 'succeeded', attempts = attempts + 1, last_status_code = ${status_code},
-              last_error = null, next_attempt_at = null, delivered_at = now(), updated_at = now()
-            where id = ${ctx.id}`;
-          await tx`update webhook_endpoints set consecutive_failures = 0 where id = ${ctx.endpoint_id}`;
-        });
-        return;
-      }
-      const next_s = deps.schedule_s[attempt - 1];
-      await transaction(sql, async (tx) => {
-        await tx`
-          update webhook_deliveries set status = 'retrying', attempts = attempts + 1, last_status_code = ${status_code},
-            last_error = ${error}, updated_at = now(),
-            next_attempt_at = ${next_s === undefined ? null : new Date(Date.now() + next_s * 1000)}
-          where id = ${ctx.id}`;
-        await tx`update webhook_endpoints set consecutive_failures = consecutive_failures + 1 where id = ${ctx.endpoint_id}`;
-      });
-      throw new DeliveryFailed(error);
     },
     async onGiveUp(job) {
       // the receiver failed for the whole retry schedule: stop sending until the tenant re-enables the endpoint

@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
+import { waitFor } from '../helpers/wait.js';
+
+interface Batch {
+  id: string;
+  status: string;
+  subject_count: number;
+  completed_count: number;
+  error_count: number;
+  error: string | null;
+}
+
+/** A receiver that accepts connections and never answers: every delivery to it runs into the timeout. */
+class DeadReceiver {
+  private server: TcpServer;
+  private sockets = new Set<Socket>();
+  connections = 0;
+  url = '';
+  constructor() {
+    this.server = createTcpServer((s) => {
+      this.connections++;
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+      s.on('error', () => {});
+    });
+  }
+  async start(): Promise<this> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+    return this;
+  }
+  stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+/** A healthy receiver: records event ids, answers 200. */
+class Receiver {
+  readonly ids: string[] = [];
+  private server: Server;
+  url = '';
+  constructor() {
+    this.server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => {
+        raw += c.toString();
+      });
+      req.on('end', () => {
+        this.ids.push((JSON.parse(raw) as { id: string }).id);
+        res.writeHead(200).end('ok');
+      });
+    });
+  }
+  async start(): Promise<this> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+    return this;
+  }
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+describe('fair background work and records that cannot succeed', () => {
+  let t: TestApp;
+  let a: Tenant;
+  let b: Tenant;
+  const dead = new DeadReceiver();
+  const healthy = new Receiver();
+
+  beforeAll(async () => {
+    await Promise.all([dead.start(), healthy.start()]);
+    t = await startTestApp({ env: { WEBHOOK_TIMEOUT_MS: '2000' } });
+    a = await createTenant(t, { name: 'A' });
+    b = await createTenant(t, { name: 'B' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await Promise.all([dead.stop(), healthy.stop()]);
+  });
+
+  const getBatch = async (tenant: Tenant, id: string) =>
+    (await call<Batch>(t.url, 'GET', `/v1/check_batches/${id}`, { token: tenant.secret_key })).body;
+  const batch = async (tenant: Tenant, records: unknown[]) => {
+    const r = await call<Batch>(t.url, 'POST', '/v1/check_batches', {
+      token: tenant.secret_key,
+      body: { records, datasets: ['sanctions'] },
+    });
+    expect(r.status).toBe(202);
+    return r.body;
+  };
+  const clean = (i: number) => ({ name: `Marigold Number${i} Fennimore`, type: 'person' });
+  const ended = async (tenant: Tenant, id: string) =>
+    waitFor(
+      'batch to end',
+      async () => {
+        const x = await getBatch(tenant, id);
+        return x.status === 'completed' || x.status === 'failed' ? x : undefined;
+      },
+      20_000,
+    );
+
+  it('fails a record that cannot succeed at once, with its reason, and says so on the batch', async () => {
+    // an applicant id that does not exist: no retry can make its check insertable
+    const ghost = randomUUID();
+    const mixed = await batch(b, [
+      { external_id: 'ghost', applicant_id: ghost, subjects: [clean(0)] },
+      { external_id: 'ok-1', subjects: [clean(1)] },
+      { external_id: 'ok-2', subjects: [clean(2)] },
+    ]);
+    const done = await ended(b, mixed.id);
+    expect(done).toMatchObject({ status: 'completed', subject_count: 3, completed_count: 2, error_count: 1 });
+    expect(done.error).toContain('1 of 3 subjects could not be screened');
+    expect(done.error).toContain(`record 0: applicant_id ${ghost} does not exist`);
+    expect(done.error).not.toMatch(/constraint|violates|fkey|checks_/);
+
+    const allBad = await batch(b, [{ applicant_id: randomUUID(), subjects: [clean(3), clean(4)] }]);
+    expect(await ended(b, allBad.id)).toMatchObject({
+      status: 'failed',
+      completed_count: 0,
+      error_count: 2,
+      error: expect.stringContaining('2 of 2 subjects could not be screened'),
+    });
+  });
+
+  it('never shows a raw Postgres message as a monitor failure_reason', async () => {
+    const ghost = randomUUID();
+    const m = await call<{ id: string }>(t.url, 'POST', '/v1/monitors', {
+      token: b.secret_key,
+      body: { applicant_id: ghost, subjects: [clean(5)], run_immediately: true },
+    });
+    expect(m.status).toBe(201);
+    const failed = await waitFor(
+      'monitor failure_reason',
+      async () => {
+        const g = await call<{ failure_reason: string | null }>(t.url, 'GET', `/v1/monitors/${m.body.id}`, {
+          token: b.secret_key,
+        });
+        return g.body.failure_reason ?? undefined;
+      },
+      20_000,
+    );
+    expect(failed).toBe(`applicant_id ${ghost} does not exist (erased or never created in this workspace)`);
+  });
+
+  it("keeps one tenant's dead webhook endpoint and failing batches from delaying another tenant", async () => {
+    // B: an endpoint that never answers, 200 events for it, and 20 batches that fail
+    const ep = await call(t.url, 'POST', '/v1/webhook_endpoints', {
+      token: b.secret_key,
+      body: { url: dead.url, events: ['alert.created'] },
+    });
+    expect(ep.status).toBe(201);
+    const listed = await batch(
+      b,
+      Array.from({ length: 200 }, (_, i) => ({
+        external_id: `listed-${i}`,
+        subjects: [{ name: 'Ivan Demovsky', type: 'person' }],
+      })),
+    );
+    await ended(b, listed.id);
+    await waitFor('B deliveries to be queued', async () => {
+      const [r] = await t.app.sql<{ n: number }[]>`
+        select count(*)::int as n from webhook_deliveries where tenant_id = ${b.id} and published_at is not null`;
+      return (r?.n ?? 0) >= 200 ? true : undefined;
+    });
+    await waitFor('the dead endpoint to be tried', () => (dead.connections > 0 ? true : undefined));
+    const failing = await Promise.all(
+      Array.from({ length: 20 }, () => batch(b, [{ applicant_id: randomUUID(), subjects: [clean(6)] }])),
+    );
+
+    // A: a healthy endpoint, a flow whose event it receives, and a one-record batch
+    const epA = await call(t.url, 'POST', '/v1/webhook_endpoints', {
+      token: a.secret_key,
+      body: { url: healthy.url, events: ['flow.completed'] },
+    });
+    expect(epA.status).toBe(201);
+    const flow = await call<{ id: string }>(t.url, 'POST', '/v1/flows', {
+      token: a.secret_key,
+      body: { mode: 'sync', applicant: { legal_name_first: 'Marigold', legal_name_last: 'Fennimore' } },
+    });
+    expect(flow.status).toBe(201);
+    const one = await batch(a, [{ external_id: 'a-1', subjects: [clean(7)] }]);
+
+    // generous bounds: before the fix these took minutes (retries held every slot of their job kind)
+    expect(await ended(a, one.id)).toMatchObject({ status: 'completed', completed_count: 1, error_count: 0 });
+    await waitFor('A to receive its webhook', () => (healthy.ids.length > 0 ? true : undefined), 20_000);
+    const [ev] = await t.app.sql<{ id: string }[]>`
+      select id from outbox_events where tenant_id = ${a.id} and type = 'flow.completed' and resource_id = ${flow.body.id}`;
+    expect(healthy.ids).toEqual([ev?.id]);
+
+    // B's failures end too, each with its reason, and its dead endpoint never had more than its share of slots
+    for (const f of failing) expect(await ended(b, f.id)).toMatchObject({ status: 'failed', error_count: 1 });
+    const [pending] = await t.app.sql<{ n: number }[]>`
+      select count(*)::int as n from webhook_deliveries where tenant_id = ${b.id} and status <> 'succeeded'`;
+    expect(pending?.n).toBe(200);
+  });
+});
