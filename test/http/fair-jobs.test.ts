@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';

@@ -60,7 +60,16 @@ class PrivatePostgres {
   }
   async start(): Promise<void> {
     const o = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`;
-    await this.pg('pg_ctl', ['-D', join(this.dir, 'data'), '-o', o, '-l', join(this.dir, 'log'), '-w', 'start']);
+    await this.pg('pg_ctl', [
+      '-D',
+      join(this.dir, 'data'),
+      '-o',
+      o,
+      '-l',
+      join(this.dir, 'log'),
+      '-w',
+      'start',
+    ]);
   }
   async stop(): Promise<void> {
     await this.pg('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(() => {});
