@@ -14,7 +14,7 @@ import { authorizeRoute } from './auth/authorize.js';
 import type { SessionSettings } from './auth/sessions.js';
 import { batchRoutes } from './batches/batch-routes.js';
 import { startBatchWorker } from './batches/batch-worker.js';
-import { type Bus, createBus, type RunningWorker } from './bus/jetstream.js';
+import { type Bus, createBus, jobConsumerStats, type RunningWorker } from './bus/jetstream.js';
 import { connectNats } from './bus/nats.js';
 import { openStateKv, STATE_KEYS, type Watch, watchKey } from './bus/state-kv.js';
 import { checkRoutes } from './checks/check-routes.js';
@@ -168,6 +168,14 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
 
   const pool = new MatcherPool(config.MATCHER_THREADS, config.MATCHER_MAX_QUEUE, log);
   const metrics = createMetrics(() => pool.queueSize);
+  metrics.sources.jobs = () => jobConsumerStats(bus);
+  metrics.sources.outbox = async () => {
+    const [o] = await sql<{ pending: number; oldest_age_seconds: number }[]>`
+      select count(*)::int as pending,
+             coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_age_seconds
+      from outbox_events where delivered_at is null`;
+    return o ?? { pending: 0, oldest_age_seconds: 0 };
+  };
   let fatfState: FatfState = await latestFatf(sql);
   const refreshFatf = async (version: number) => {
     if (version > fatfState.version) fatfState = await latestFatf(sql);
@@ -181,6 +189,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
 
   const webhookDeps = {
     sql,
+    metrics,
     bus,
     log,
     keyMaterial: config.PII_HASH_KEY,

@@ -11,14 +11,108 @@ export interface Metrics {
   buildDuration: Histogram<'status'>;
   swapDuration: Histogram;
   indexBytes: Gauge;
+  webhookDeliveries: Counter<'outcome'>;
+  batchRecords: Counter<'outcome'>;
+  /** Deployment-wide readings collected at scrape time; set once the bus and database are up. */
+  sources: MetricSources;
 }
+
+export interface JobConsumerStats {
+  kind: string;
+  /** `first` (first attempts) or `retry` (retries waiting for their time or running) */
+  lane: 'first' | 'retry';
+  /** stored, not yet delivered to any worker */
+  pending: number;
+  /** delivered, not yet acknowledged (running, or in the retry lane waiting for their time) */
+  ack_pending: number;
+}
+
+export interface MetricSources {
+  jobs?: () => Promise<JobConsumerStats[]>;
+  outbox?: () => Promise<{ pending: number; oldest_age_seconds: number }>;
+}
+
+/** prom-client's default `nodejs_active_{handles,requests,resources}_total` are gauges named like counters (promtool:
+ * "non-counter metrics should not have _total suffix"); the same readings stay as the `nodejs_active_*` gauges. */
+const MISNAMED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
 
 export function createMetrics(poolQueueDepth: () => number): Metrics {
   // own registry: several apps in one process (tests) must not collide on the global one
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // includes the event-loop delay gauges nodejs_eventloop_lag_{p50,p90,p99,max,…}_seconds, sampled by
+  // perf_hooks.monitorEventLoopDelay at 10 ms resolution
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
+  for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
+  const sources: MetricSources = {};
+  /** A reading that cannot be taken (NATS or Postgres down) leaves the series out of this scrape, never fails it. */
+  const read = async <T>(what: () => Promise<T> | undefined): Promise<T | undefined> => {
+    try {
+      return await what();
+    } catch {
+      return undefined;
+    }
+  };
+  const jobGauge = (name: string, help: string, field: 'pending' | 'ack_pending') =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['kind', 'lane'],
+      registers: [registry],
+      async collect() {
+        const stats = await read(() => sources.jobs?.());
+        this.reset();
+        for (const s of stats ?? []) this.set({ kind: s.kind, lane: s.lane }, s[field]);
+      },
+    });
+  jobGauge(
+    'jobs_pending',
+    'Background jobs stored and not yet delivered to a worker, by job kind and lane (deployment-wide)',
+    'pending',
+  );
+  jobGauge(
+    'jobs_ack_pending',
+    'Background jobs delivered and not yet acknowledged (running, or retries waiting for their time), by kind and lane',
+    'ack_pending',
+  );
+  new Gauge({
+    name: 'outbox_pending_events',
+    help: 'Outbox events not yet relayed to webhook deliveries (deployment-wide)',
+    registers: [registry],
+    async collect() {
+      const o = await read(() => sources.outbox?.());
+      this.reset();
+      if (o) this.set(o.pending);
+    },
+  });
+  new Gauge({
+    name: 'outbox_lag_seconds',
+    help: 'Age of the oldest outbox event not yet relayed (0 when none waits)',
+    registers: [registry],
+    async collect() {
+      const o = await read(() => sources.outbox?.());
+      this.reset();
+      if (o) this.set(o.oldest_age_seconds);
+    },
+  });
   return {
     registry,
+    sources,
+    webhookDeliveries: new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome: succeeded, failed (will retry), gave_up (schedule exhausted), deferred (endpoint busy, not an attempt)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    batchRecords: new Counter({
+      name: 'batch_records_total',
+      help: 'Check batch subjects finished by this process, by outcome: screened or error',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
     httpDuration: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request duration by route template, method and status',

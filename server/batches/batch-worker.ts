@@ -114,12 +114,12 @@ async function failSubjects(
   range: { from: number; to: number },
   reason: (row: { idx: number; applicant_id: string | null }) => string,
 ): Promise<void> {
-  await transaction(deps.sql, async (tx) => {
+  const n = await transaction(deps.sql, async (tx) => {
     const pending = await tx<{ idx: number; applicant_id: string | null }[]>`
       select idx, applicant_id from batch_subjects
       where batch_id = ${batchId} and idx >= ${range.from} and idx < ${range.to} and status = 'pending'
       order by idx for update`;
-    if (!pending.length) return;
+    if (!pending.length) return 0;
     const failed = pending.map((r) => [r.idx, `record ${r.idx}: ${reason(r)}`] as const);
     await tx`
       update batch_subjects b set status = 'error', error = v.error
@@ -138,7 +138,9 @@ async function failSubjects(
         updated_at = now()
       where id = ${batchId} returning status`;
     if (after?.status === 'completed' || after?.status === 'failed') await emitCompleted(tx, batchId);
+    return n;
   });
+  deps.metrics.batchRecords.inc({ outcome: 'error' }, n);
 }
 
 /** A chunk that failed with an error no retry can cure (e.g. a record whose applicant no longer exists) is screened
@@ -151,7 +153,8 @@ async function screenOneByOne(deps: BatchWorkerDeps, job: ChunkJob): Promise<voi
     order by idx`;
   for (const r of rows) {
     try {
-      await processChunk(deps, { batch_id: job.batch_id, from: r.idx, to: r.idx + 1 });
+      const { screened } = await processChunk(deps, { batch_id: job.batch_id, from: r.idx, to: r.idx + 1 });
+      deps.metrics.batchRecords.inc({ outcome: 'screened' }, screened);
     } catch (err) {
       if (!isPermanentDbError(err)) throw err;
       deps.log.warn({ err, batch_id: job.batch_id, idx: r.idx }, 'batch record cannot be screened');
@@ -180,7 +183,8 @@ export async function startBatchWorker(deps: BatchWorkerDeps): Promise<RunningWo
     concurrency: 2,
     handle: async (job) => {
       try {
-        await processChunk(deps, job);
+        const { screened } = await processChunk(deps, job);
+        deps.metrics.batchRecords.inc({ outcome: 'screened' }, screened);
       } catch (err) {
         if (!isPermanentDbError(err)) throw err;
         await screenOneByOne(deps, job);

@@ -13,6 +13,7 @@ import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { isPermanentDbError } from '../db/pg-errors.js';
 import { outageError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { JobConsumerStats } from '../metrics.js';
 import { type ConnectionState, trackConnection } from './nats.js';
 
 /** One work-queue stream per deployment (namespace) for every background job kind; each kind has its own subject
@@ -281,4 +282,26 @@ export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>
       await Promise.all(stops.map((s) => s()));
     },
   };
+}
+
+/** Pending and ack-pending counts of every job kind's two consumers (first attempts, retries): deployment-wide
+ * readings of JetStream, the same from every process. Consumers not created yet (no worker started) are left out. */
+export async function jobConsumerStats(bus: Bus): Promise<JobConsumerStats[]> {
+  if (!bus.connection.up()) return [];
+  const stream = jobsStream(bus.ns);
+  const lanes = JOB_KINDS.flatMap((kind) => [
+    { kind, lane: 'first' as const, durable: `worker_${kind}` },
+    { kind, lane: 'retry' as const, durable: `worker_${kind}_retry` },
+  ]);
+  const stats = await Promise.all(
+    lanes.map(async ({ kind, lane, durable }): Promise<JobConsumerStats | undefined> => {
+      try {
+        const info = await bus.jsm.consumers.info(stream, durable);
+        return { kind, lane, pending: info.num_pending, ack_pending: info.num_ack_pending };
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  return stats.filter((s): s is JobConsumerStats => s !== undefined);
 }

@@ -2,6 +2,7 @@ import type { Bus, RunningWorker } from '../bus/jetstream.js';
 import { JobDeferred, runWorker } from '../bus/jetstream.js';
 import { type Sql, transaction } from '../db/sql.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
 import { signatureHeader, unseal } from './signature.js';
 import { refuseTarget } from './url-policy.js';
 
@@ -14,6 +15,7 @@ export interface DeliveryDeps {
   /** seconds before each retry; the delivery fails (and the endpoint is disabled) after the last one */
   schedule_s: number[];
   timeout_ms: number;
+  metrics?: Pick<Metrics, 'webhookDeliveries'>;
 }
 
 interface Job {
@@ -145,6 +147,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
     const duration_ms = Math.round(performance.now() - started);
     if (!error) {
       await recordSuccess(ctx, attempt, status_code, duration_ms);
+      deps.metrics?.webhookDeliveries.inc({ outcome: 'succeeded' });
       return;
     }
     await sql`
@@ -159,6 +162,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
         where id = ${ctx.id}`;
       await tx`update webhook_endpoints set consecutive_failures = consecutive_failures + 1 where id = ${ctx.endpoint_id}`;
     });
+    deps.metrics?.webhookDeliveries.inc({ outcome: 'failed' });
     throw new DeliveryFailed(error);
   }
 
@@ -189,6 +193,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
       const busy = inflight.get(ctx.endpoint_id) ?? 0;
       if (busy >= PER_ENDPOINT_CONCURRENCY) {
         // the endpoint has its share of slots: try again once one of those may have finished (not an attempt)
+        deps.metrics?.webhookDeliveries.inc({ outcome: 'deferred' });
         throw new JobDeferred(Math.min(deps.timeout_ms, 5_000), 'endpoint busy');
       }
       inflight.set(ctx.endpoint_id, busy + 1);
@@ -202,6 +207,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
     },
     async onGiveUp(job) {
       // the receiver failed for the whole retry schedule: stop sending until the tenant re-enables the endpoint
+      deps.metrics?.webhookDeliveries.inc({ outcome: 'gave_up' });
       await transaction(sql, async (tx) => {
         const [d] = await tx<{ endpoint_id: string }[]>`
           update webhook_deliveries set status = 'failed', next_attempt_at = null, updated_at = now()
