@@ -1,13 +1,20 @@
+import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { HealthOut } from '../../schemas/health.js';
-import { route } from '../http/router.js';
+import { type Reply, route } from '../http/router.js';
 import type { Metrics } from '../metrics.js';
 
 export interface Readiness {
   check(): Promise<{ ready: boolean; components: Record<string, string> }>;
 }
 
+function serialise(doc: unknown): { text: string; etag: string } {
+  const text = JSON.stringify(doc);
+  return { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
+}
+
 export function healthRoutes(readiness: Readiness, metrics: Metrics, openapi: () => unknown) {
+  let served: { text: string; etag: string } | undefined;
   return [
     route({
       method: 'GET',
@@ -62,7 +69,18 @@ export function healthRoutes(readiness: Readiness, metrics: Metrics, openapi: ()
       responses: {
         200: { description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) },
       },
-      handler: () => ({ status: 200, body: openapi() }),
+      handler: ({ req }): Reply => {
+        // serialised once per process (~300 KB), with a strong ETag so clients can revalidate for free
+        served ??= serialise(openapi());
+        if (req.headers['if-none-match'] === served.etag) {
+          return { status: 304, headers: { etag: served.etag, 'cache-control': 'no-cache' } };
+        }
+        return {
+          status: 200,
+          text: served.text,
+          headers: { 'content-type': 'application/json', etag: served.etag, 'cache-control': 'no-cache' },
+        };
+      },
     }),
   ];
 }

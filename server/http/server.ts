@@ -44,6 +44,8 @@ const CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const TENANT_ROUTES = new Set<AuthMode>(['secret', 'bearer', 'tenant']);
 const REQUEST_ID_RE = /^[\w.:@/+=-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+/** Bodies up to this size are read while the request is authenticated; larger ones only after. */
+const EAGER_BODY_BYTES = 64 * 1024;
 
 function statusLine(status: number): string {
   return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
@@ -113,6 +115,75 @@ export class InFlight {
   }
 }
 
+interface BodyReader {
+  /** resumes reading and resolves the whole body (413 beyond the limit) */
+  read(): Promise<Buffer>;
+  /** true while part of the body is still unread (the connection cannot be reused) */
+  unread(): boolean;
+  /** reading resumes (for the connection's next request) when an answer is sent before the body was asked for */
+  release(): void;
+}
+
+/** Collects a request body, starting paused: nothing beyond the first packet is read from the socket until
+ * read() is called, so a request refused on its headers (401, 403, 429 …) never gets its body buffered. */
+function pausedBody(
+  res: uWS.HttpResponse,
+  limit: number,
+  finished: () => boolean,
+  startPaused: boolean,
+): BodyReader {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let complete = false;
+  let error: ApiError | undefined;
+  let settle: (() => void) | undefined;
+  res.onData((chunk, isLast) => {
+    if (finished() || error) return;
+    size += chunk.byteLength;
+    if (size > limit) {
+      error = new ApiError('payload_too_large', {
+        details: { max_bytes: limit },
+        headers: { connection: 'close' },
+      });
+    } else {
+      // the ArrayBuffer is reused by uWS after this callback: copy it
+      chunks.push(Buffer.from(chunk.slice(0)));
+      complete = isLast;
+    }
+    if (complete || error) settle?.();
+  });
+  let paused = startPaused;
+  if (paused) res.pause();
+  const resume = () => {
+    if (paused && !finished()) res.resume();
+    paused = false;
+  };
+  return {
+    unread: () => !complete,
+    release: resume,
+    read() {
+      return new Promise<Buffer>((resolve, reject) => {
+        settle = () => (error ? reject(error) : resolve(Buffer.concat(chunks, size)));
+        resume();
+        if (complete || error) settle();
+      });
+    },
+  };
+}
+
+/** Ends a response without letting uWS buffer what the socket does not take: the rest is written as the client
+ * drains it (onWritable). A client that pipelines requests and never reads its answers therefore holds one
+ * answer at most; uWS closes such a connection when its next request arrives while that answer is pending. */
+function writeDrained(res: uWS.HttpResponse, payload: Buffer): void {
+  const start = res.getWriteOffset();
+  const [, done] = res.tryEnd(payload, payload.length);
+  if (done) return;
+  res.onWritable((offset) => {
+    const [ok] = res.tryEnd(payload.subarray(offset - start), payload.length);
+    return ok;
+  });
+}
+
 export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.TemplatedApp {
   const { router, log, metrics, maxBodyBytes } = deps;
   const app = uWS.App();
@@ -140,6 +211,8 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
     inflight.enter();
 
     let routeLabel = 'unmatched';
+    let body: BodyReader | undefined;
+    let eager = false;
     // headers for any answer (set by handlers through ctx.setHeader), the CORS route and the caller once known
     const extraHeaders: Record<string, string> = {};
     let cors: CompiledRoute | undefined;
@@ -151,8 +224,11 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.httpDuration.observe({ route: routeLabel, method, status: String(reply.status) }, seconds);
       if (aborted) return;
-      const payload = reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body));
+      const payload = Buffer.from(reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)));
+      // a body we did not read (refused before reading it) cannot be skipped on a kept-alive connection: close it
+      const close = body?.unread() ?? false;
       res.cork(() => {
+        if (!close) body?.release();
         res.writeStatus(statusLine(reply.status));
         res.writeHeader('x-request-id', request_id);
         if (reply.body !== undefined && reply.text === undefined)
@@ -164,8 +240,9 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
         };
         for (const [k, v] of Object.entries(all)) res.writeHeader(k, v);
         // HEAD: the GET's headers and length, no body
-        if (method === 'HEAD') res.endWithoutBody(Buffer.byteLength(payload));
-        else res.end(payload);
+        if (method === 'HEAD') res.endWithoutBody(payload.length, close);
+        else if (close) res.end(payload, true);
+        else writeDrained(res, payload);
       });
     };
     const fail = (err: unknown) => send(errorReply(err, log, info, deps.down));
@@ -230,8 +307,6 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
     routeLabel = route.spec.path;
     if (corsRoute(route)) cors = route;
 
-    // start reading the body synchronously (onData must be attached before returning)
-    let bodyPromise: Promise<Buffer | undefined> = Promise.resolve(undefined);
     if (BODY_METHODS.has(method) && route.spec.body) {
       const bodyLimit = route.spec.maxBodyBytes ?? maxBodyBytes;
       const declared = Number(headers['content-length'] ?? '0');
@@ -244,30 +319,16 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
         );
         return;
       }
-      bodyPromise = new Promise((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.onData((chunk, isLast) => {
-          if (done) return;
-          size += chunk.byteLength;
-          if (size > bodyLimit) {
-            reject(
-              new ApiError('payload_too_large', {
-                details: { max_bytes: bodyLimit },
-                headers: { connection: 'close' },
-              }),
-            );
-            return;
-          }
-          // the ArrayBuffer is reused by uWS after this callback: copy it
-          chunks.push(Buffer.from(chunk.slice(0)));
-          if (isLast) resolve(Buffer.concat(chunks, size));
-        });
-      });
+      // attached now (uWS delivers body data only to a handler attached before returning); a body larger than
+      // EAGER_BODY_BYTES (or of unknown length) is paused and read only once the request is authenticated and
+      // authorised; a small one is read at once, so that an early refusal can keep the connection open
+      eager = headers['content-length'] !== undefined && declared <= EAGER_BODY_BYTES;
+      body = pausedBody(res, bodyLimit, () => done || aborted, !eager);
     }
 
     (async () => {
-      const raw = await bodyPromise;
+      // a small body is read first (an early refusal then leaves the connection usable), a large one after auth
+      const early = eager ? await body?.read() : undefined;
       principal = await deps.authenticate(route.spec.auth, info);
       deps.authorize?.(route.spec, principal);
       const tenant = TENANT_ROUTES.has(route.spec.auth) ? asTenantPrincipal(principal) : undefined;
@@ -275,7 +336,8 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
         extraHeaders[name.toLowerCase()] = value;
       };
       await route.spec.guard?.({ req: info, principal, tenant, setHeader });
-      let body: unknown;
+      const raw = early ?? (await body?.read());
+      let parsed: unknown;
       if (route.spec.body) {
         const ctype = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
         if (ctype !== 'application/json') {
@@ -283,15 +345,15 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
             details: { content_type: headers['content-type'] ?? null },
           });
         }
-        body = parseJson(decodeBody(raw));
-        route.validateBody?.(body);
+        parsed = parseJson(decodeBody(raw));
+        route.validateBody?.(parsed);
       }
       const query: Record<string, unknown> = parseQuery(rawQuery);
       if (route.validateQuery) route.validateQuery(query);
       if (route.validateParams) route.validateParams(params);
       const reply = await route.spec.handler({
         req: info,
-        body,
+        body: parsed,
         query,
         params,
         principal,
