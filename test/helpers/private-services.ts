@@ -54,6 +54,13 @@ abstract class PrivateProcess {
     this.child = spawn(bin, args, { stdio: 'ignore' });
     await waitFor(`${bin} to listen`, async () => ((await listening(this.port)) ? true : undefined), 20_000);
   }
+  /** SIGSTOP: the port stays open but nothing answers (a hung server or a network partition) */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+  thaw(): void {
+    this.child?.kill('SIGCONT');
+  }
   async stop(): Promise<void> {
     const c = this.child;
     if (!c || c.exitCode !== null || c.signalCode !== null) return;

@@ -142,6 +142,39 @@ describe.skipIf(!HAVE_BINARIES)('outages of private Postgres, Redis and NATS', (
     await waitFor('readyz after Redis is back', ready, 30_000);
   });
 
+  it('Redis and NATS hung (SIGSTOP): answers are 503 after a bounded wait, not a hang', async () => {
+    redis.freeze();
+    try {
+      const pk = await timed(
+        'publishable POST /v1/flows, Redis hung',
+        call(t.url, 'POST', '/v1/flows', {
+          token: tenant.publishable_key,
+          headers: { origin: ORIGIN },
+          body: { mode: 'sync', applicant: { legal_name_first: 'Marigold', legal_name_last: 'Fennimore' } },
+        }),
+      );
+      expectOutage(pk, 'redis');
+    } finally {
+      redis.thaw();
+    }
+    const flow = await call<{ id: string }>(t.url, 'POST', '/v1/flows', {
+      token: tenant.secret_key,
+      body: { applicant: { legal_name_first: 'Marigold', legal_name_last: 'Fennimore' } },
+    });
+    expect(flow.status).toBe(201);
+    nats.freeze();
+    try {
+      const processed = await timed(
+        'POST /process, NATS hung',
+        call(t.url, 'POST', `/v1/flows/${flow.body.id}/process`, { token: tenant.secret_key }),
+      );
+      expectOutage(processed, 'nats');
+    } finally {
+      nats.thaw();
+    }
+    await waitFor('readyz after the thaw', ready, 30_000);
+  });
+
   it('Postgres down: readyz answers and says so; API calls → 503; nothing charged', async () => {
     const before = await consumed();
     await pg.stop();
