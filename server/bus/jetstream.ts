@@ -115,8 +115,9 @@ export interface RunningWorker {
 }
 
 /** Thrown by a handler that cannot run the job now for a reason that is not the job's fault (e.g. its webhook
- * endpoint already has its share of deliveries in flight): the job is retried after `delay_ms` without counting
- * an attempt. */
+ * endpoint already has its share of deliveries in flight): the job is retried without counting an attempt, after
+ * `delay_ms` doubled for each time it was deferred before (at most MAX_DEFER_MS, ±50 % jitter), so a large
+ * backlog behind one busy endpoint does not cycle through the retry lane every few seconds. */
 export class JobDeferred extends Error {
   constructor(
     readonly delay_ms: number,
@@ -132,6 +133,8 @@ export const retrySubject = (ns: string, kind: JobKind) => `${jobSubject(ns, kin
 const ATTEMPT_HEADER = 'Veriscreen-Attempt';
 const NOT_BEFORE_HEADER = 'Veriscreen-Not-Before';
 const JOB_ID_HEADER = 'Veriscreen-Job-Id';
+const DEFERRALS_HEADER = 'Veriscreen-Deferrals';
+const MAX_DEFER_MS = 60_000;
 /** Retries waiting for their time, per consumer: only this many can be scheduled before new retries queue behind. */
 const RETRY_LANE_MAX_ACK_PENDING = 100_000;
 
@@ -192,6 +195,12 @@ export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>
   const scheduleRetry = async (m: JsMsg, jobId: string, attempt: number, delay: number, counted: boolean) => {
     try {
       const h = headers();
+      const deferrals = counted ? 0 : Number(m.headers?.get(DEFERRALS_HEADER) || 0) + 1;
+      if (!counted) {
+        h.set(DEFERRALS_HEADER, String(deferrals));
+        const base = Math.min(delay * 2 ** (deferrals - 1), MAX_DEFER_MS);
+        delay = Math.round(base * (0.5 + Math.random()));
+      }
       h.set(ATTEMPT_HEADER, String(attempt));
       h.set(NOT_BEFORE_HEADER, String(Date.now() + delay));
       h.set(JOB_ID_HEADER, jobId);
