@@ -169,6 +169,24 @@ interface QueryName {
   prepared: Map<string, PreparedName>;
 }
 
+interface Scope {
+  dsMask: number;
+  srcAllowed: Uint8Array;
+  schemaPen: (number | undefined)[];
+  schemaOk: Uint8Array;
+  allowWeak: boolean;
+}
+
+/** A query name normalised for a kind of name, prepared once per screen. */
+function prepared(q: QueryName, kind: KindInfo['kind']): PreparedName {
+  let p = q.prepared.get(kind);
+  if (!p) {
+    p = prepareNormalized(normalizeName(q.raw, kind));
+    q.prepared.set(kind, p);
+  }
+  return p;
+}
+
 interface EntityBest {
   entity: number;
   name: number;
@@ -212,10 +230,35 @@ export function openIndex(data: IndexData): Screener {
     return p;
   };
 
+  /**
+   * One screen, in phases: the scope filter (datasets, sources, schemas, weak aliases), the query names and their
+   * weighted keys, retrieval over the postings (accumulated key weight per candidate name), the best candidates,
+   * name scoring (best name per entity), then features, thresholds and the matches.
+   */
   function screen(subject: ScreenSubject, options: ScreenOptions): ScreenResult {
     const policy = options.policy;
-    const limit = options.limit ?? 10;
-    const weights = policy.feature_weights;
+    const scope = scopeOf(subject, options);
+    const { sk, queries, keys, identValues } = queryKeys(subject);
+    const { nTouched, identEntities } = retrieve(keys, scope);
+    const cands = topCandidates(nTouched, identEntities);
+    const best = bestNames(subject, sk, queries, cands);
+    const minThreshold =
+      options.min_score ??
+      effectiveThreshold(policy, options.datasets as readonly string[], options.use_case);
+    const matches = toMatches(subject, options, scope, best, identEntities, identValues, minThreshold);
+    matches.sort(
+      (a, b) => b.score - a.score || (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0),
+    );
+    return {
+      matches: matches.slice(0, Math.max(0, options.limit ?? 10)),
+      dataset_version: version,
+      candidates: cands.length,
+    };
+  }
+
+  /** What the policy and the subject let through: datasets as a bit mask, allowed sources, schema penalties. */
+  function scopeOf(subject: ScreenSubject, options: ScreenOptions): Scope {
+    const policy = options.policy;
     let dsMask = 0;
     for (const d of options.datasets) {
       const i = AML_DATASETS.indexOf(d);
@@ -228,11 +271,14 @@ export function openIndex(data: IndexData): Screener {
       srcAllowed[i] = inc && !policy.exclude_sources.includes(s) ? 1 : 0;
     }
     const schemaPen: (number | undefined)[] = ENTITY_SCHEMAS.map((s) => typePenalty(subject.type, s));
-    const allowWeak = policy.include_weak_aliases;
     const schemaOk = new Uint8Array(schemaPen.length);
     for (let i = 0; i < schemaPen.length; i++) schemaOk[i] = schemaPen[i] === undefined ? 0 : 1;
+    return { dsMask, srcAllowed, schemaPen, schemaOk, allowWeak: policy.include_weak_aliases };
+  }
 
-    // --- query names and keys
+  /** The subject's names (with their alternative readings) and the weighted index keys they and its identifiers
+   * give. */
+  function queryKeys(subject: ScreenSubject) {
     const sk: KindInfo = subjectKind(subject.type);
     const queries: QueryName[] = [];
     const seenQ = new Set<string>();
@@ -246,14 +292,6 @@ export function openIndex(data: IndexData): Screener {
           queries.push({ raw: alt, shown: raw, prepared: new Map() });
         }
     }
-    const prepared = (q: QueryName, kind: KindInfo['kind']): PreparedName => {
-      let p = q.prepared.get(kind);
-      if (!p) {
-        p = prepareNormalized(normalizeName(q.raw, kind));
-        q.prepared.set(kind, p);
-      }
-      return p;
-    };
     const keys = new Map<string, number>();
     const keySet = new Set<string>();
     for (const q of queries) {
@@ -270,8 +308,16 @@ export function openIndex(data: IndexData): Screener {
     }
     const identValues = subjectIdentifiers(subject);
     for (const v of identValues) keys.set(KEY_IDENT + v, keyWeight(KEY_IDENT));
+    return { sk, queries, keys, identValues };
+  }
 
-    // --- retrieval
+  /** Walks the postings of the keys (rarest first, within a budget), accumulating each in-scope name's weight in
+   * the per-name slots; returns how many names were touched and the entities an identifier key reached. */
+  function retrieve(
+    keys: Map<string, number>,
+    scope: Scope,
+  ): { nTouched: number; identEntities: Set<number> } {
+    const { dsMask, srcAllowed, schemaOk, allowWeak } = scope;
     epoch = (epoch + 1) >>> 0;
     if (epoch === 0) {
       for (let i = 0; i < stamp.length; i += 2) stamp[i] = 0;
@@ -333,6 +379,12 @@ export function openIndex(data: IndexData): Screener {
         if (f.ident) identEntities.add(nameEntity[nameId]!);
       }
     }
+    return { nTouched, identEntities };
+  }
+
+  /** The MAX_CANDIDATES best touched names by accumulated weight (and every name of an entity an identifier
+   * reached), in name id order. */
+  function topCandidates(nTouched: number, identEntities: Set<number>): number[] {
     let maxAcc = 0;
     for (let i = 0; i < nTouched; i++) {
       const a = accF[(touched[i]! << 1) + 1]!;
@@ -380,13 +432,16 @@ export function openIndex(data: IndexData): Screener {
       }
     }
     cands.sort((a, b) => a - b);
+    return cands;
+  }
 
-    // --- name scoring, best name per entity
-    const minThreshold =
-      options.min_score ??
-      effectiveThreshold(policy, options.datasets as readonly string[], options.use_case);
-    const wName = weights['name'] ?? 1;
-    const maxBonus = DOB_EXACT * (weights['dob'] ?? 1) + COUNTRY_MATCH * (weights['nationality'] ?? 1);
+  /** Scores every candidate name against every query name; keeps the best name per entity. */
+  function bestNames(
+    subject: ScreenSubject,
+    sk: KindInfo,
+    queries: QueryName[],
+    cands: number[],
+  ): Map<number, EntityBest> {
     const best = new Map<number, EntityBest>();
     for (const id of cands) {
       const e = view.nameEntity[id]!;
@@ -407,7 +462,25 @@ export function openIndex(data: IndexData): Screener {
       if (!prev || s > prev.score) best.set(e, { entity: e, name: id, score: s, query: qBest });
     }
 
-    // --- features and policy
+    return best;
+  }
+
+  /** Adds the features (dates of birth, countries, identifiers, type, weak alias) to each entity's best name score
+   * and keeps those at or above their effective threshold. */
+  function toMatches(
+    subject: ScreenSubject,
+    options: ScreenOptions,
+    scope: Scope,
+    best: Map<number, EntityBest>,
+    identEntities: Set<number>,
+    identValues: string[],
+    minThreshold: number,
+  ): Match[] {
+    const { policy } = options;
+    const weights = policy.feature_weights;
+    const wName = weights['name'] ?? 1;
+    const maxBonus = DOB_EXACT * (weights['dob'] ?? 1) + COUNTRY_MATCH * (weights['nationality'] ?? 1);
+    const schemaPen = scope.schemaPen;
     const sCountries = subjectCountries(subject);
     const matches: Match[] = [];
     for (const b of [...best.values()].sort((x, y) => x.entity - y.entity)) {
@@ -453,14 +526,7 @@ export function openIndex(data: IndexData): Screener {
         },
       });
     }
-    matches.sort(
-      (a, b) => b.score - a.score || (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0),
-    );
-    return {
-      matches: matches.slice(0, Math.max(0, limit)),
-      dataset_version: version,
-      candidates: cands.length,
-    };
+    return matches;
   }
 
   return { version, screen };

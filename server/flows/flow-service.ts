@@ -16,6 +16,7 @@ import type { CheckRow } from '../checks/check-model.js';
 import type { ApplicantData, CheckInput, CheckOutcome, CheckRunDeps } from '../checks/check-type.js';
 import {
   buildCheck,
+  type CheckRecord,
   checkEvents,
   type RecordContext,
   recordChecks,
@@ -31,7 +32,7 @@ import type { FatfState } from '../fatf/fatf-store.js';
 import type { RequestInfo } from '../http/router.js';
 import type { Metrics } from '../metrics.js';
 import { type OutboxRow, outboxEvent, writeEvents } from '../outbox/outbox.js';
-import { checkPolicyFor } from '../policy/check-policy.js';
+import { type CheckPolicy, checkPolicyFor } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 import { poolScreener } from '../screening/pool-screener.js';
 import { templateAndPolicy, templateById } from '../templates/template-store.js';
@@ -131,6 +132,12 @@ function flowEvents(
   );
 }
 
+type Template = Awaited<ReturnType<typeof templateAndPolicy>>['template'];
+
+/**
+ * POST /v1/flows, in phases: admit (who may create what), the applicant row, the sync checks (screened and recorded
+ * by the screening recorder), the decision and events, then the whole graph in one statement.
+ */
 export async function createFlow(
   deps: FlowDeps,
   tenant: TenantPrincipal,
@@ -139,12 +146,103 @@ export async function createFlow(
   actor?: { actor_type: string; actor_id: string | null },
 ): Promise<{ flow: FlowOut; redacted: { id: string; reason_codes: string[]; result: string } }> {
   const { sql } = deps;
-  const mode = input.mode ?? 'async';
   const { template, policy } = await templateAndPolicy(
     sql,
     tenant.tenant_id,
     input.template_slug ?? 'default',
   );
+  const { mode, datasets, name } = admitFlow(tenant, input, req, template, policy);
+  const a = input.applicant;
+  const applicantId = randomUUID();
+  const flowId = randomUUID();
+  const reference = a.external_id ?? null;
+  const meta = await captureClientMetadata(req, deps.trustedProxies);
+
+  // sync: every check runs now, on one allowance unit; the false-positive memory reads only, and what it decides is
+  // written in the flow's one statement
+  const records: CheckRecord[] = [];
+  if (mode === 'sync') {
+    const input_: CheckInput = {
+      tenant_id: tenant.tenant_id,
+      flow_id: flowId,
+      applicant: a,
+      client_metadata: meta,
+      device: input.device,
+      mode,
+      datasets,
+      policy,
+    };
+    const outcomes = await metered(sql, tenant, () =>
+      runChecks(checkDeps(deps), template.required_checks, input_),
+    );
+    const ctx: RecordContext = {
+      tenant_id: tenant.tenant_id,
+      policy,
+      mode,
+      flow_id: flowId,
+      applicant_id: applicantId,
+      applicant_name: name ?? null,
+      reference,
+      subject_ref: reference ?? applicantId,
+    };
+    records.push(...outcomes.map((o) => buildCheck(o, ctx)));
+    await rememberAlerts(sql, records);
+  }
+
+  const decided =
+    mode === 'sync'
+      ? decideFlow(
+          records.map((r) => r.check),
+          template.default_decision,
+        )
+      : null;
+  const status = decided ? statusForDecision(decided.decision) : 'PENDING';
+  const f = { tenant_id: tenant.tenant_id, id: flowId, applicant_id: applicantId };
+  const d = { status, decision: decided?.decision ?? null, reason_codes: decided?.reason_codes ?? [] };
+  const storing = insertFlowGraph(sql, {
+    applicant: applicantRow(sql, deps.piiKey, tenant.tenant_id, applicantId, a),
+    flow: {
+      id: flowId,
+      tenant_id: tenant.tenant_id,
+      applicant_id: applicantId,
+      flow_template_id: template.id,
+      template_slug: template.slug,
+      type: input.type ?? (a.entity_type === 'business' ? 'kyb' : 'kyc'),
+      status,
+      decision: d.decision,
+      decision_reason_codes: d.reason_codes,
+      execution_mode: mode,
+      datasets,
+      client_metadata: json(sql, meta),
+      policy_version: policy.policy_version,
+      completed_at: decided ? new Date() : null,
+    },
+    checks: records,
+    events: [
+      ...flowEvents(f, d, ['flow.created']),
+      ...checkEvents(records),
+      ...(decided ? flowEvents(f, d, ['flow.completed', 'flow.decided']) : []),
+    ],
+    ...(actor ? { audit: createdAudit(sql, tenant.tenant_id, flowId, req, actor) } : {}),
+  });
+  const { flow, checks } = await refundIfUnstored(sql, tenant, mode === 'sync', storing);
+  const out = flowOut(flow, checks);
+  return {
+    flow: out,
+    redacted: { id: out.id, reason_codes: out.decision_reason_codes, result: out.result ?? 'pending' },
+  };
+}
+
+/** Who may create what: publishable keys only checks-only sync flows from an allowed origin, on the template's and
+ * policy's datasets; sync mode only for checks-only templates; a name when the template screens it. */
+function admitFlow(
+  tenant: TenantPrincipal,
+  input: FlowCreateIn,
+  req: RequestInfo,
+  template: Template,
+  policy: CheckPolicy,
+): { mode: 'sync' | 'async'; datasets: AmlDataset[]; name: string | undefined } {
+  const mode = input.mode ?? 'async';
   const checksOnly = isChecksOnly(template);
   if (tenant.kind === 'publishable') {
     if (mode !== 'sync' || !checksOnly) {
@@ -169,7 +267,6 @@ export async function createFlow(
       'mode sync is only valid for checks-only templates (no document or biometric checks)',
     );
   }
-  const datasets = (input.datasets ?? template.default_datasets ?? policy.default_datasets) as AmlDataset[];
   const a = input.applicant;
   const name = subjectName(a);
   if (template.required_checks.includes('aml_screen') && !name) {
@@ -179,124 +276,59 @@ export async function createFlow(
       'missing',
     );
   }
+  const datasets = (input.datasets ?? template.default_datasets ?? policy.default_datasets) as AmlDataset[];
+  return { mode, datasets, name };
+}
 
-  const applicantId = randomUUID();
-  const flowId = randomUUID();
-  const emailHash = a.email
-    ? createHmac('sha256', deps.piiKey).update(a.email.trim().toLowerCase()).digest('hex')
-    : null;
-  const addressKeys = [
-    'address_line1',
-    'address_line2',
-    'address_city',
-    'address_region',
-    'address_postal_code',
-    'address_country',
-  ] as const;
-  const address = Object.fromEntries(addressKeys.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
-  const meta = await captureClientMetadata(req, deps.trustedProxies);
-  const type = input.type ?? (a.entity_type === 'business' ? 'kyb' : 'kyc');
-  const reference = a.external_id ?? null;
+const ADDRESS_KEYS = [
+  'address_line1',
+  'address_line2',
+  'address_city',
+  'address_region',
+  'address_postal_code',
+  'address_country',
+] as const;
 
-  let outcomes: CheckOutcome[] = [];
-  if (mode === 'sync') {
-    const checkInput: CheckInput = {
-      tenant_id: tenant.tenant_id,
-      flow_id: flowId,
-      applicant: a,
-      client_metadata: meta,
-      device: input.device,
-      mode,
-      datasets,
-      policy,
-    };
-    outcomes = await metered(sql, tenant, () =>
-      runChecks(checkDeps(deps), template.required_checks, checkInput),
-    );
-  }
-  const ctx: RecordContext = {
-    tenant_id: tenant.tenant_id,
-    policy,
-    mode,
-    flow_id: flowId,
-    applicant_id: applicantId,
-    applicant_name: name ?? null,
-    reference,
-    subject_ref: reference ?? applicantId,
-  };
-  const records = outcomes.map((o) => buildCheck(o, ctx));
-  // the false-positive memory reads only: what it decides is written in the flow's one statement
-  await rememberAlerts(sql, records);
-  const decided =
-    mode === 'sync'
-      ? decideFlow(
-          records.map((r) => r.check),
-          template.default_decision,
-        )
-      : null;
-  const status = decided ? statusForDecision(decided.decision) : 'PENDING';
-  const f = { tenant_id: tenant.tenant_id, id: flowId, applicant_id: applicantId };
-  const d = { status, decision: decided?.decision ?? null, reason_codes: decided?.reason_codes ?? [] };
-  const events = [
-    ...flowEvents(f, d, ['flow.created']),
-    ...checkEvents(records),
-    ...(decided ? flowEvents(f, d, ['flow.completed', 'flow.decided']) : []),
-  ];
-  const storing = insertFlowGraph(sql, {
-    applicant: {
-      id: applicantId,
-      tenant_id: tenant.tenant_id,
-      external_id: reference,
-      entity_type: a.entity_type ?? 'individual',
-      legal_name_first: a.legal_name_first ?? null,
-      legal_name_middle: a.legal_name_middle ?? null,
-      legal_name_last: a.legal_name_last ?? null,
-      business_name: a.business_name ?? null,
-      dob: a.dob ?? null,
-      nationality: a.nationality?.toUpperCase() ?? null,
-      email_hash: emailHash,
-      address: sql.json(address),
-      consent: a.consent ? sql.json(a.consent) : null,
-      custom_attributes: sql.json(a.custom_attributes ?? {}),
-    },
-    flow: {
-      id: flowId,
-      tenant_id: tenant.tenant_id,
-      applicant_id: applicantId,
-      flow_template_id: template.id,
-      template_slug: template.slug,
-      type,
-      status,
-      decision: d.decision,
-      decision_reason_codes: d.reason_codes,
-      execution_mode: mode,
-      datasets,
-      client_metadata: json(sql, meta),
-      policy_version: policy.policy_version,
-      completed_at: decided ? new Date() : null,
-    },
-    checks: records,
-    events,
-    ...(actor
-      ? {
-          audit: {
-            tenant_id: tenant.tenant_id,
-            actor_type: actor.actor_type,
-            actor_id: actor.actor_id,
-            action: 'createFlow',
-            resource_type: 'flows',
-            resource_id: flowId,
-            request_id: req.request_id,
-            details: sql.json({ method: req.method, route: '/v1/flows', status: 201, created_id: flowId }),
-          },
-        }
-      : {}),
-  });
-  const { flow, checks } = await refundIfUnstored(sql, tenant, mode === 'sync', storing);
-  const out = flowOut(flow, checks);
+/** The applicant row of a new flow: the e-mail only as a keyed hash, the address as one document. */
+function applicantRow(sql: Sql, piiKey: string, tenantId: string, id: string, a: FlowCreateIn['applicant']) {
+  const address = Object.fromEntries(ADDRESS_KEYS.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
   return {
-    flow: out,
-    redacted: { id: out.id, reason_codes: out.decision_reason_codes, result: out.result ?? 'pending' },
+    id,
+    tenant_id: tenantId,
+    external_id: a.external_id ?? null,
+    entity_type: a.entity_type ?? 'individual',
+    legal_name_first: a.legal_name_first ?? null,
+    legal_name_middle: a.legal_name_middle ?? null,
+    legal_name_last: a.legal_name_last ?? null,
+    business_name: a.business_name ?? null,
+    dob: a.dob ?? null,
+    nationality: a.nationality?.toUpperCase() ?? null,
+    email_hash: a.email
+      ? createHmac('sha256', piiKey).update(a.email.trim().toLowerCase()).digest('hex')
+      : null,
+    address: sql.json(address),
+    consent: a.consent ? sql.json(a.consent) : null,
+    custom_attributes: sql.json(a.custom_attributes ?? {}),
+  };
+}
+
+/** The audit row an operator's flow creation writes with the flow (in the same statement). */
+function createdAudit(
+  sql: Sql,
+  tenantId: string,
+  flowId: string,
+  req: RequestInfo,
+  actor: { actor_type: string; actor_id: string | null },
+) {
+  return {
+    tenant_id: tenantId,
+    actor_type: actor.actor_type,
+    actor_id: actor.actor_id,
+    action: 'createFlow',
+    resource_type: 'flows',
+    resource_id: flowId,
+    request_id: req.request_id,
+    details: sql.json({ method: req.method, route: '/v1/flows', status: 201, created_id: flowId }),
   };
 }
 
