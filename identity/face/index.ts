@@ -36,7 +36,8 @@ export interface FaceAnalyzer {
 }
 
 export interface FaceAnalyzerOptions {
-  /** run human's anti-spoof/liveness models (default true) */
+  /** run human's detector, face mesh and anti-spoof/liveness models (default true). Without them there is no
+   *  liveness score, no second detector for faces face-api misses, and no upright description of tilted faces. */
   liveness?: boolean;
   /** the image is scaled down so that its longer side is at most this many pixels before detection */
   maxSide?: number;
@@ -89,9 +90,14 @@ interface Decoded {
   origHeight: number;
 }
 
+const RASTER_FORMATS = new Set(['jpeg', 'png', 'webp', 'heif', 'tiff', 'gif']);
+
 async function decode(image: Uint8Array, maxSide: number, maxInputPixels: number): Promise<Decoded> {
   const input = sharp(image, { limitInputPixels: maxInputPixels, failOn: 'error' });
   const meta = await input.metadata();
+  // photographs only: no vector or document formats (an SVG can reference other files), no raw camera dumps
+  if (!RASTER_FORMATS.has(meta.format ?? ''))
+    throw new Error(`unsupported image format: ${meta.format ?? 'unknown'}`);
   const oriented = meta.autoOrient ?? { width: meta.width, height: meta.height };
   const { data, info } = await input
     .rotate()
@@ -327,8 +333,19 @@ export async function createFaceAnalyzer(options: FaceAnalyzerOptions = {}): Pro
           return { faces: [], width: 0, height: 0, took_ms: took(), error: (err as Error).message };
         }
         const m = withLiveness ? models : { ...models, human: null };
-        const faces = await runModels(m, img, minScore);
-        return { faces, width: img.origWidth, height: img.origHeight, took_ms: took() };
+        try {
+          const faces = await runModels(m, img, minScore);
+          return { faces, width: img.origWidth, height: img.origHeight, took_ms: took() };
+        } catch (err) {
+          // a model failing on an odd input is that image's error, not the caller's exception
+          return {
+            faces: [],
+            width: img.origWidth,
+            height: img.origHeight,
+            took_ms: took(),
+            error: `analysis failed: ${(err as Error).message}`,
+          };
+        }
       });
     },
     async close() {
