@@ -306,7 +306,8 @@ export interface Quality {
 }
 
 /** Blur: variance of the 4-neighbour Laplacian on a copy scaled to 1000 px wide (higher = sharper).
- * Glare: fraction of saturated (≥ 250) pixels not connected to the image border. */
+ * Glare: fraction of saturated (≥ 250) pixels not connected to the image border, on pages whose paper (75th
+ * percentile) is darker than white; 0 on white pages (scans), where highlights cannot be told from paper. */
 export async function measureQuality(g: Gray): Promise<Quality> {
   const scale = 1000 / g.width;
   const m = Math.abs(scale - 1) > 0.01 ? await resize(g, 1000, Math.max(3, g.height * scale)) : g;
@@ -357,7 +358,13 @@ export async function measureQuality(g: Gray): Promise<Quality> {
     if (i >= width) push(i - width);
     if (i < (height - 1) * width) push(i + width);
   }
+  // a white page (a scan, a rendered specimen) is saturated everywhere: no highlight can be told from the paper,
+  // so glare is only measured where the paper itself is darker than white (photographs)
+  const inside: number[] = [];
+  for (let i = 0; i < m.data.length; i += 7) if (!outside[i]) inside.push(m.data[i] ?? 0);
+  inside.sort((a, b) => a - b);
+  const paper = inside[Math.floor(inside.length * 0.75)] ?? 255;
   let bright = 0;
-  for (let i = 0; i < m.data.length; i++) if (sat(i) && !outside[i]) bright++;
+  if (paper < 245) for (let i = 0; i < m.data.length; i++) if (sat(i) && !outside[i]) bright++;
   return { blur: Math.round(blur * 10) / 10, glare: Math.round((bright / m.data.length) * 10_000) / 10_000 };
 }

@@ -355,11 +355,23 @@ export interface Candidate {
   lines: string[];
 }
 
-/** Ways to read a cleaned line as an MRZ line of `n` characters: as is, and without up to four leading
- * characters when it is too long (a mark or a border read before the first character). */
-function starts(line: string, n: number): string[] {
+/** Where the fixed part of the second line (date of birth, check digit, sex, expiry, check digit) starts in
+ * each format, for re-aligning lines with something read before their first character. */
+const DATES_AT: Record<number, number> = { 44: 13, 36: 13, 30: 0 };
+const DATES = /[0-9OQDUILZSBG]{7}[MF<][0-9OQDUILZSBG]{7}/;
+
+/** Ways to read a cleaned line as an MRZ line of `n` characters: as is; when it is too long, without up to
+ * eight leading characters (a mark or a border read before the first character); and, for a data line,
+ * aligned on its dates. */
+function starts(line: string, n: number, data: boolean): string[] {
   const out = [fitLength(line, n)];
-  for (let k = 1; k <= Math.min(4, line.length - n + 2); k++) out.push(fitLength(line.slice(k), n));
+  // only a line too long for its format has something before its first character
+  for (let k = 1; k <= Math.min(8, line.length - n); k++) out.push(fitLength(line.slice(k), n));
+  if (data) {
+    const m = DATES.exec(line);
+    const at = DATES_AT[n] ?? 0;
+    if (m && m.index > at) out.push(fitLength(line.slice(m.index - at), n));
+  }
   return [...new Set(out)];
 }
 
@@ -377,19 +389,19 @@ export function findCandidates(text: string): Candidate[] {
     const b = lines[i + 1];
     const c = lines[i + 2];
     if (b && c && near(a, 30) && near(b, 30) && near(c, 30)) {
-      for (const a1 of starts(a, 30).filter((x) => /^[IAC]/.test(x))) {
-        for (const b1 of starts(b, 30)) {
-          for (const c1 of starts(c, 30)) out.push({ format: 'TD1', lines: [a1, b1, c1] });
+      for (const a1 of starts(a, 30, false).filter((x) => /^[IAC][A-Z<][A-Z]/.test(x))) {
+        for (const b1 of starts(b, 30, true)) {
+          for (const c1 of starts(c, 30, false)) out.push({ format: 'TD1', lines: [a1, b1, c1] });
         }
       }
     }
     if (!b) continue;
     for (const n of [44, 36]) {
       if (!near(a, n) || !near(b, n)) continue;
-      for (const a1 of starts(a, n).filter((x) => /^[PVIAC]/.test(x))) {
+      for (const a1 of starts(a, n, false).filter((x) => /^[PVIAC][A-Z<][A-Z]/.test(x))) {
         const visa = a1.startsWith('V');
         const format: MrzFormat = n === 44 ? (visa ? 'MRVA' : 'TD3') : visa ? 'MRVB' : 'TD2';
-        for (const b1 of starts(b, n)) out.push({ format, lines: [a1, b1] });
+        for (const b1 of starts(b, n, true)) out.push({ format, lines: [a1, b1] });
       }
     }
   }
@@ -508,4 +520,105 @@ export function readCandidate(c: Candidate): Parsed | null {
   if (c.lines.length !== layout.lines) return null;
   const fixed = repair(layout, c.lines);
   return parseLines(c.format, fixed.lines, fixed.changes);
+}
+
+// ---- names: a second engine ----------------------------------------------------------------------------
+
+export interface NameCheck {
+  /** the lines with the name letters the second engine and another reading support */
+  lines: string[];
+  /** false when the second engine's text could not be aligned with the name line (no signal) */
+  compared: boolean;
+  /** letters changed to the second engine's, each also read so by another reading */
+  adopted: number;
+  /** letters where the engines differ and no other reading supports the second engine */
+  unresolved: number;
+}
+
+/** Check digits do not cover names or country codes, and the legacy engine confuses W/N/H/M in them. The LSTM engine reads
+ * letters well (but the filler '<' as K or L), so its reading of the name line is compared letter by letter
+ * with ours, position by position: where they differ, the LSTM letter is adopted when another reading of ours
+ * (another preprocessing) has it at that position, otherwise the letter is unresolved. More than four
+ * differences means the two texts are not aligned: no signal. */
+export function checkNames(
+  format: MrzFormat,
+  lines: string[],
+  secondEngine: string,
+  others: string[][],
+): NameCheck {
+  // alphabetic segments checked: the name field, the issuing country and the nationality
+  const segments: { row: number; from: number; to: number }[] =
+    format === 'TD1'
+      ? [
+          { row: 2, from: 0, to: 30 },
+          { row: 0, from: 2, to: 5 },
+          { row: 1, from: 15, to: 18 },
+        ]
+      : [
+          { row: 0, from: 2, to: LAYOUTS[format].length },
+          { row: 1, from: 10, to: 13 },
+        ];
+  const theirs = secondEngine
+    .split('\n')
+    .map(cleanLine)
+    .filter((l) => l.length >= 20);
+  const next = [...lines];
+  let compared = false;
+  let adopted = 0;
+  let unresolved = 0;
+  for (const seg of segments) {
+    const ours = next[seg.row] ?? '';
+    const body = ours.slice(0, seg.to).replace(/<+$/, '');
+    // the second engine's line that matches ours best, position by position
+    let best: string | null = null;
+    let bestSame = -1;
+    for (const t of theirs) {
+      let same = 0;
+      for (let i = 0; i < ours.length; i++) if (t[i] === ours[i] && ours[i] !== '<') same++;
+      if (same > bestSame) {
+        bestSame = same;
+        best = t;
+      }
+    }
+    if (!best) continue;
+    const theirLine = best;
+    // each run of letters of ours is located in their line within ±3 positions (the LSTM engine may read a
+    // filler as two characters or none), then compared letter by letter
+    let out = ours;
+    const runs = /[A-Z]+/g;
+    for (let m = runs.exec(body); m; m = runs.exec(body)) {
+      const run = m[0];
+      const at = m.index;
+      if (at + run.length <= seg.from) continue;
+      let bestD = 0;
+      let bestMiss = Number.POSITIVE_INFINITY;
+      for (const d of [0, -1, 1, -2, 2, -3, 3]) {
+        if (at + d < 0) continue;
+        const cand = theirLine.slice(at + d, at + d + run.length);
+        let miss = run.length - cand.length;
+        for (let i = 0; i < cand.length; i++) if (cand[i] !== run[i]) miss++;
+        if (miss < bestMiss) {
+          bestMiss = miss;
+          bestD = d;
+        }
+      }
+      // more than a third of the letters differ: not the same text, no signal for this run
+      if (bestMiss * 3 > run.length) continue;
+      compared = true;
+      for (let i = 0; i < run.length; i++) {
+        const pos = at + i;
+        if (pos < seg.from) continue;
+        const letter = theirLine[at + bestD + i];
+        if (letter === undefined || !/[A-Z]/.test(letter) || letter === run[i]) continue;
+        if (others.some((o) => (o[seg.row] ?? '')[pos] === letter)) {
+          out = out.slice(0, pos) + letter + out.slice(pos + 1);
+          adopted++;
+        } else {
+          unresolved++;
+        }
+      }
+    }
+    next[seg.row] = out;
+  }
+  return { lines: next, compared, adopted, unresolved };
 }

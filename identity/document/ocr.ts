@@ -22,6 +22,8 @@ export interface Ocr {
   layout(png: Buffer): Promise<OcrLine[]>;
   /** One block of MRZ text (PSM 6, MRZ characters only). */
   block(png: Buffer): Promise<string>;
+  /** The same with the LSTM engine: a second engine for the letters of names. */
+  blockLstm(png: Buffer): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,25 @@ export async function createOcr(): Promise<Ocr> {
     user_defined_dpi: '300',
     debug_file: '/dev/null',
   });
+  const lstm: Worker = await createWorker(
+    'eng',
+    OEM.LSTM_ONLY,
+    {
+      langPath: LANG_PATH,
+      gzip: true,
+      cacheMethod: 'none',
+      errorHandler: (e: unknown) => {
+        failure = e;
+      },
+    },
+    { load_system_dawg: '0', load_freq_dawg: '0' },
+  );
+  await lstm.setParameters({
+    user_defined_dpi: '300',
+    debug_file: '/dev/null',
+    tessedit_pageseg_mode: PSM.SINGLE_BLOCK,
+    tessedit_char_whitelist: MRZ_CHARS,
+  });
   let mode = '';
   const setMode = async (psm: PSM, whitelist: string) => {
     const key = `${psm}|${whitelist}`;
@@ -77,8 +98,12 @@ export async function createOcr(): Promise<Ocr> {
       const r = await guard(worker.recognize(png, {}, { text: true }));
       return r.data.text;
     },
+    async blockLstm(png) {
+      const r = await guard(lstm.recognize(png, {}, { text: true }));
+      return r.data.text;
+    },
     async close() {
-      await worker.terminate();
+      await Promise.all([worker.terminate(), lstm.terminate()]);
     },
   };
 }

@@ -17,18 +17,19 @@ import {
   rotate,
   sauvola,
 } from './image.js';
-import { findCandidates, LAYOUTS, type Parsed, readCandidate } from './mrz-text.js';
+import { checkNames, findCandidates, LAYOUTS, type Parsed, parseLines, readCandidate } from './mrz-text.js';
 import { createOcr, type Ocr, type OcrLine } from './ocr.js';
 import { strictCheck } from './strict.js';
 import type { DocumentReader, DocumentReading, ImageQuality } from './types.js';
 
-/** Quality thresholds, measured on the PassportEye specimen set (bench/RESULTS.md, docs/decisions.md). */
+/** Quality thresholds, measured on the PassportEye specimen set (docs/decisions.md "Document reading"). */
 export const QUALITY_THRESHOLDS = {
-  /** the shorter side of the image, in pixels */
-  minShortSide: 150,
-  /** variance of the Laplacian at 1000 px wide */
-  minBlur: 100,
-  /** fraction of saturated pixels */
+  /** the shorter side of the image, in pixels: below it a card's MRZ characters are ~6 px wide */
+  minShortSide: 300,
+  /** variance of the Laplacian at 1000 px wide: the set's sharp images give 42–4,130; a Gaussian blur of
+   * σ = 2 px brings full-resolution pages to 37–160 */
+  minBlur: 40,
+  /** fraction of saturated pixels on a non-white page: the set's readable images give at most 0.14 */
   maxGlare: 0.2,
 };
 
@@ -43,6 +44,8 @@ interface Reading extends Parsed {
   variant: string;
   rotation: number;
   raw: string[];
+  /** the LSTM engine's text of the same band (names cross-check), '' when no band was found */
+  lstm: string;
 }
 
 export async function createReader(options: ReaderOptions = {}): Promise<DocumentReader> {
@@ -125,7 +128,6 @@ function plausible(r: Reading): boolean {
 async function readAll(ocr: Ocr, gray: Gray): Promise<Reading[]> {
   const skew = await estimateSkew(gray);
   const base = Math.abs(skew) < 0.75 ? 0 : skew;
-  if (process.env.VERISCREEN_MRZ_DEBUG) process.stderr.write(`skew ${skew}\n`);
   const all: Reading[] = [];
   for (const extra of [0, 180, 90, 270]) {
     const rotation = Math.round((base + extra) * 100) / 100;
@@ -159,7 +161,7 @@ async function readOrientation(
   const add = (variant: string, text: string) => {
     for (const c of findCandidates(text)) {
       const parsed = readCandidate(c);
-      if (parsed) readings.push({ ...parsed, variant, rotation, raw: c.lines });
+      if (parsed) readings.push({ ...parsed, variant, rotation, raw: c.lines, lstm: '' });
     }
   };
   add('layout', lines.map((l) => l.text).join('\n'));
@@ -175,8 +177,14 @@ async function readOrientation(
     ['gray', sized],
     ['otsu', otsu(sized)],
     ['sauvola', sauvola(sized, BAND_LINE_HEIGHT * 2 + 1, 0.2)],
+    // the legacy engine's letter confusions (W/N/H/M) change with the scale: one more voter, larger
+    ['gray-large', await resize(sized, sized.width * 1.35, sized.height * 1.35)],
   ];
   for (const [name, v] of variants) add(name, await ocr.block(await png(v)));
+  if (readings.some((r) => r.check_digits_valid)) {
+    const lstm = await ocr.blockLstm(await png(sized));
+    for (const r of readings) r.lstm = lstm;
+  }
   return readings;
 }
 
@@ -215,7 +223,15 @@ export function mrzBand(lines: OcrLine[]): Band | null {
 
 function rank(r: Reading): number[] {
   const strictOk = r.check_digits_valid && strictCheck(r.fields, r.lines).length === 0;
-  return [r.check_digits_valid ? 1 : 0, strictOk ? 1 : 0, -r.invalid_checks.length, -r.changes];
+  // more check digits (TD3's composite, say, against a visa's none) is more evidence
+  const checks = LAYOUTS[r.fields.format].checks.length;
+  return [
+    r.check_digits_valid ? 1 : 0,
+    strictOk ? 1 : 0,
+    checks - r.invalid_checks.length,
+    -r.invalid_checks.length,
+    -r.changes,
+  ];
 }
 
 function better(a: Reading, b: Reading): boolean {
@@ -271,11 +287,29 @@ function decide(readings: Reading[], q: ImageQuality, started: number): Document
       agreeing = size(groups.get(JSON.stringify(best.fields)) ?? [best]);
     }
   }
+  // names: check digits do not cover them; a second engine (LSTM) must agree letter by letter
+  let namesUnresolved = false;
+  if (best.check_digits_valid && best.lstm) {
+    const others = readings
+      .filter(
+        (r) =>
+          r.variant !== best.variant &&
+          r.rotation === best.rotation &&
+          r.fields.format === best.fields.format,
+      )
+      .map((r) => r.lines);
+    const names = checkNames(best.fields.format, best.lines, best.lstm, others);
+    if (names.adopted) {
+      const reparsed = parseLines(best.fields.format, names.lines, best.changes + names.adopted);
+      if (reparsed?.check_digits_valid) best = { ...best, ...reparsed };
+    }
+    namesUnresolved = names.unresolved > 0;
+  }
   const reasons: string[] = [];
   if (!best.check_digits_valid) reasons.push('check_digit_invalid');
   const strict = strictCheck(best.fields, best.lines);
   if (best.check_digits_valid && strict.length) reasons.push('strict_check_failed', ...strict);
-  if (disagree) reasons.push('readings_disagree');
+  if (disagree || namesUnresolved) reasons.push('readings_disagree');
   return {
     mrz: best.fields,
     check_digits_valid: best.check_digits_valid,

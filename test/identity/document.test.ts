@@ -14,6 +14,7 @@ import {
 } from '../../identity/document/index.js';
 import {
   checkDigit,
+  checkNames,
   findCandidates,
   fitLength,
   mrzDate,
@@ -244,5 +245,33 @@ describe.skipIf(!HAS_SHARED_DATA)('document reader on the PassportEye specimens'
     } finally {
       await pool.destroy();
     }
+  });
+});
+
+describe('names: a second engine (LSTM) must agree letter by letter', () => {
+  const td3 = [
+    'P<POLKONALSKA<KWIATKOWSKA<<JOANNA<<<<<<<<<<<',
+    'AA00000000POL6002084F1412314<<<<<<<<<<<<<<<4',
+  ];
+  // the LSTM engine reads the letters right, the filler as K/L, and may read '<<' as three characters
+  const lstm =
+    'P<POLKOWALSKA<KWIATKOWSKALKSJOANNA<<L<L<L<L<L<\nAAOOOOOOOOPOL6002084F1412314<<<<<<<<K<K<K<<<<K<4\n';
+
+  it('adopts the LSTM letter where another legacy reading has it (W read as N)', () => {
+    const other = ['P<POLKOWALSKA<KWIATKONSKA<<JOANNA<<<<<<<<<<<', td3[1] as string];
+    const r = checkNames('TD3', td3, lstm, [other]);
+    expect(r).toMatchObject({ compared: true, adopted: 1, unresolved: 0 });
+    expect(r.lines[0]).toBe('P<POLKOWALSKA<KWIATKOWSKA<<JOANNA<<<<<<<<<<<');
+  });
+
+  it('leaves the letter unresolved (→ readings_disagree, review) when no other reading supports it', () => {
+    const r = checkNames('TD3', td3, lstm, [td3]);
+    expect(r).toMatchObject({ compared: true, adopted: 0, unresolved: 1 });
+    expect(r.lines).toEqual(td3);
+  });
+
+  it('gives no signal when the texts cannot be aligned', () => {
+    const r = checkNames('TD3', td3, 'XQXQXQXQXQXQXQXQXQXQXQXQ\n', [td3]);
+    expect(r).toMatchObject({ compared: false, adopted: 0, unresolved: 0 });
   });
 });

@@ -1,0 +1,193 @@
+// Document (MRZ) reading benchmark for identity/document: every image under documents/passporteye/, read twice in
+// two different shuffled orders by one reader in a worker thread (as the service runs it). Reports accepted
+// readings with every check digit valid against PassportEye's own score (the number in each testdata/ file name),
+// the tests/ specimens against mrz_test.py, the accepted readings checked by eye, whether the output depends on
+// the order, time per document and the worker's RSS. Writes nothing; prints a markdown report.
+// Run: npm run bench:identity:documents (needs ../shared/data).
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { DocumentReading, MrzFields } from '../identity/document/index.js';
+import { machine, SHARED_DATA } from './harness.js';
+
+const DOCS = path.join(SHARED_DATA, 'documents', 'passporteye');
+if (!existsSync(path.join(DOCS, 'testdata'))) {
+  process.stderr.write(
+    `bench:identity:documents needs ../shared/data/documents/passporteye (not at ${DOCS})\n`,
+  );
+  process.exit(2);
+}
+const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
+
+/** The MRZ of each testdata image as we read it by eye from the image (file viewer), for the images whose MRZ
+ * is legible to a person. An accepted reading must equal these fields; `null` = not legible enough to verify. */
+const BY_EYE: Record<string, Partial<MrzFields> | null> = {
+  'tests/passport-td3.jpg': { document_number: 'L898902C3', surname: 'ERIKSSON', given_names: 'ANNA MARIA' },
+};
+
+const TD3: MrzFields = {
+  format: 'TD3',
+  document_type: 'P',
+  issuing_country: 'UTO',
+  document_number: 'L898902C3',
+  surname: 'ERIKSSON',
+  given_names: 'ANNA MARIA',
+  nationality: 'UTO',
+  birth_date: '1974-08-12',
+  sex: 'F',
+  expiry_date: '2012-04-15',
+  optional_data: 'ZE184226B',
+};
+const TD2: MrzFields = {
+  ...TD3,
+  format: 'TD2',
+  document_type: 'I',
+  document_number: 'D23145890',
+  optional_data: null,
+};
+/** mrz_test.py's expectations, as our fields */
+const SPECIMENS: Record<string, MrzFields> = {
+  'tests/passport-td3.jpg': TD3,
+  'tests/passport-td3.png': TD3,
+  'tests/passport-td2.jpg': TD2,
+  'tests/passport-td2.png': TD2,
+};
+
+interface Result {
+  file: string;
+  reading: DocumentReading;
+}
+
+/** A deterministic shuffle (mulberry32), so that a run can be repeated. */
+function shuffled<T>(xs: T[], seed: number): T[] {
+  let a = seed >>> 0;
+  const rnd = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+const WORKER = `
+const { parentPort } = require('node:worker_threads');
+const { readFileSync } = require('node:fs');
+(async () => {
+  const { createDocumentReader } = await import(${JSON.stringify(path.resolve(path.dirname(new URL(import.meta.url).pathname), '../identity/document/index.js'))});
+  const reader = await createDocumentReader();
+  parentPort.on('message', async (m) => {
+    if (m === 'rss') return parentPort.postMessage({ rss: process.memoryUsage().rss });
+    if (m === 'close') { await reader.close(); return parentPort.postMessage({ closed: true }); }
+    const reading = await reader.read(readFileSync(m));
+    parentPort.postMessage({ file: m, reading });
+  });
+  parentPort.postMessage({ ready: true });
+})();
+`;
+
+async function runOrder(files: string[]): Promise<{ results: Result[]; rss: number }> {
+  const w = new Worker(WORKER, { eval: true });
+  const next = () => new Promise<Record<string, unknown>>((resolve) => w.once('message', resolve));
+  await next();
+  const results: Result[] = [];
+  let rss = 0;
+  for (const f of files) {
+    w.postMessage(path.join(DOCS, f));
+    const m = (await next()) as { reading: DocumentReading };
+    results.push({ file: f, reading: m.reading });
+    w.postMessage('rss');
+    rss = Math.max(rss, ((await next()) as { rss: number }).rss);
+    log(
+      `${f}: ${m.reading.accepted ? 'accepted' : m.reading.reasons.join(',') || '-'} ${m.reading.took_ms} ms`,
+    );
+  }
+  w.postMessage('close');
+  await next();
+  await w.terminate();
+  return { results, rss };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
+
+const testdata = readdirSync(path.join(DOCS, 'testdata'))
+  .filter((f) => /\.(jpe?g|png)$/i.test(f))
+  .map((f) => `testdata/${f}`);
+const tests = readdirSync(path.join(DOCS, 'tests'))
+  .filter((f) => /\.(jpe?g|png)$/i.test(f))
+  .map((f) => `tests/${f}`);
+const all = [...testdata, ...tests].sort();
+
+log(`${all.length} images, two shuffled orders`);
+const a = await runOrder(shuffled(all, 1));
+const b = await runOrder(shuffled(all, 2));
+const byFile = (r: Result[]) => new Map(r.map((x) => [x.file, x.reading]));
+const ra = byFile(a.results);
+const rb = byFile(b.results);
+const strip = (r: DocumentReading | undefined) => JSON.stringify({ ...r, took_ms: 0 });
+const orderDiffs = all.filter((f) => strip(ra.get(f)) !== strip(rb.get(f)));
+
+const out: string[] = [];
+const say = (s = '') => out.push(s);
+say(`### ${new Date().toISOString().slice(0, 10)}, ${machine()}`);
+say();
+say('| image | PassportEye | format | check digits | accepted | reasons | document number | names | ms |');
+say('|---|---|---|---|---|---|---|---|---|');
+let peFull = 0;
+let oursValid = 0;
+let oursAccepted = 0;
+for (const f of testdata) {
+  const r = ra.get(f) as DocumentReading;
+  const pe = Number(/testdata\/(\d+)_/.exec(f)?.[1] ?? 0);
+  if (pe === 100) peFull++;
+  if (r.check_digits_valid) oursValid++;
+  if (r.accepted && r.check_digits_valid) oursAccepted++;
+  say(
+    `| ${f.slice(9)} | ${pe} | ${r.mrz?.format ?? '-'} | ${r.check_digits_valid ? 'valid' : 'no'} | ${r.accepted ? 'yes' : 'no'} | ${r.reasons.join(', ') || r.error || ''} | ${r.mrz?.document_number ?? ''} | ${r.mrz ? `${r.mrz.surname} / ${r.mrz.given_names}` : ''} | ${r.took_ms} |`,
+  );
+}
+say();
+say(
+  `testdata/: ${oursAccepted} of ${testdata.length} accepted with every check digit valid (${oursValid} with every check digit valid before the strict check and second signal); PassportEye: ${peFull} of ${testdata.length} at 100.`,
+);
+let exact = 0;
+for (const f of tests) {
+  const r = ra.get(f);
+  const ok = JSON.stringify(r?.mrz) === JSON.stringify(SPECIMENS[f]) && r?.accepted === true;
+  if (ok) exact++;
+  else say(`- ${f}: NOT exact: ${JSON.stringify(r?.mrz)}`);
+}
+say(`tests/ specimens exact (mrz_test.py fields) and accepted: ${exact} of ${tests.length}.`);
+const wrong: string[] = [];
+const verified: string[] = [];
+for (const f of all) {
+  const r = ra.get(f);
+  const eye = BY_EYE[f] ?? SPECIMENS[f];
+  if (!r?.accepted || !r.mrz) continue;
+  if (!eye) {
+    say(`- accepted, not verified by eye: ${f}`);
+    continue;
+  }
+  const bad = Object.entries(eye).filter(([k, v]) => (r.mrz as unknown as Record<string, unknown>)[k] !== v);
+  if (bad.length) wrong.push(`${f} (${bad.map(([k]) => k).join(', ')})`);
+  else verified.push(f);
+}
+say(`Accepted readings verified by eye: ${verified.length} (${verified.join(', ')}).`);
+say(`Accepted readings with a wrong field: ${wrong.length}${wrong.length ? ` — ${wrong.join('; ')}` : ''}.`);
+say(
+  `Same output in both orders: ${orderDiffs.length === 0 ? 'yes' : `NO (${orderDiffs.join(', ')})`} (took_ms aside).`,
+);
+const times = [...a.results, ...b.results].map((r) => r.reading.took_ms);
+say(
+  `Time per document (both runs, ${times.length} reads): p50 ${pct(times, 50)} ms, p99 ${pct(times, 99)} ms; worker RSS (whole process, peak) ${(Math.max(a.rss, b.rss) / 2 ** 20).toFixed(0)} MB.`,
+);
+process.stdout.write(`${out.join('\n')}\n`);
