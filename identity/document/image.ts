@@ -281,7 +281,7 @@ export async function estimateSkew(g: Gray): Promise<number> {
   };
   let best = 0;
   let bestScore = -1;
-  for (let d = -90; d < 90; d += 1.5) {
+  for (let d = -90; d < 90; d += 3) {
     const sc = await score(d);
     if (sc > bestScore) {
       bestScore = sc;
@@ -289,7 +289,7 @@ export async function estimateSkew(g: Gray): Promise<number> {
     }
   }
   const coarse = best;
-  for (let d = coarse - 1.25; d <= coarse + 1.25; d += 0.25) {
+  for (let d = coarse - 2.5; d <= coarse + 2.5; d += 0.5) {
     const sc = await score(d);
     if (sc > bestScore) {
       bestScore = sc;

@@ -180,12 +180,37 @@ async function readOrientation(
     // the legacy engine's letter confusions (W/N/H/M) change with the scale: one more voter, larger
     ['gray-large', await resize(sized, sized.width * 1.35, sized.height * 1.35)],
   ];
-  for (const [name, v] of variants) add(name, await ocr.block(await png(v)));
-  if (readings.some((r) => r.check_digits_valid)) {
-    const lstm = await ocr.blockLstm(await png(sized));
-    for (const r of readings) r.lstm = lstm;
+  // the LSTM engine's reading of the band: the second signal for names and country codes (see decide)
+  const lstm = await ocr.blockLstm(await png(sized));
+  for (const [name, v] of variants) {
+    add(name, await ocr.block(await png(v)));
+    // two preprocessings already agree on a valid reading whose letters the LSTM engine confirms: the
+    // remaining preprocessings cannot change the outcome
+    const top = agreeingValid(readings);
+    if (top && top.size >= 2) {
+      const names = checkNames(top.reading.fields.format, top.reading.lines, lstm, []);
+      if (names.compared && names.unresolved === 0) break;
+    }
   }
+  for (const r of readings) r.lstm = lstm;
   return readings;
+}
+
+/** The valid reading that the most distinct preprocessings gave, and how many. */
+function agreeingValid(readings: Reading[]): { reading: Reading; size: number } | null {
+  const groups = new Map<string, { reading: Reading; variants: Set<string> }>();
+  for (const r of readings) {
+    if (!r.check_digits_valid) continue;
+    const key = JSON.stringify(r.fields);
+    const g = groups.get(key) ?? { reading: r, variants: new Set<string>() };
+    g.variants.add(r.variant);
+    groups.set(key, g);
+  }
+  let best: { reading: Reading; size: number } | null = null;
+  for (const g of groups.values()) {
+    if (!best || g.variants.size > best.size) best = { reading: g.reading, size: g.variants.size };
+  }
+  return best;
 }
 
 interface Band {
