@@ -138,9 +138,9 @@ async function resolveS3Endpoint(
   }
 }
 
-/** Builds everything (connections, migrations, routes) and never listens. */
-export async function createApp(config: Config, opts: { log?: Logger } = {}): Promise<App> {
-  const log = opts.log ?? createLogger(config.LOG_LEVEL);
+/** Connects to Postgres (created and migrated), Redis, NATS (bus and state KV) and S3 (bucket created), each failure
+ * named with how to start the missing service. */
+async function connectDependencies(config: Config, log: Logger) {
   await dependency('postgres', () => ensureDatabase(config.DATABASE_URL));
   const sql = connectSql(config.DATABASE_URL);
   await dependency('postgres', () => sql`select 1`);
@@ -164,60 +164,24 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
         : {}),
   });
   await dependency('s3', () => ensureBucket(store));
-  const datasetDeps: DatasetDeps = { sql, store };
+  return { sql, redis, nats, bus, kv, s3, store };
+}
 
-  const pool = new MatcherPool(config.MATCHER_THREADS, config.MATCHER_MAX_QUEUE, log);
-  const metrics = createMetrics(() => pool.queueSize);
-  metrics.sources.jobs = () => jobConsumerStats(bus);
-  metrics.sources.outbox = async () => {
-    const [o] = await sql<{ pending: number; oldest_age_seconds: number }[]>`
-      select count(*)::int as pending,
-             coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_age_seconds
-      from outbox_events where delivered_at is null`;
-    return o ?? { pending: 0, oldest_age_seconds: 0 };
-  };
-  let fatfState: FatfState = await latestFatf(sql);
-  const refreshFatf = async (version: number) => {
-    if (version > fatfState.version) fatfState = await latestFatf(sql);
-  };
-
-  // draining: readyz says 503 so balancers stop sending; accepting: false once the listener is closed
-  let draining = false;
-  let accepting = true;
-
-  const datasets = new DatasetActivation({ ...datasetDeps, pool, metrics, log });
-
-  const webhookDeps = {
-    sql,
-    metrics,
-    bus,
-    log,
-    keyMaterial: config.PII_HASH_KEY,
-    allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
-    schedule_s: config.WEBHOOK_RETRY_SCHEDULE_S.split(',').map(Number),
-    timeout_ms: config.WEBHOOK_TIMEOUT_MS,
-  };
-
-  const flowDeps: FlowDeps = {
-    sql,
-    pool,
-    metrics,
-    redis,
-    bus,
-    fatf: () => fatfState,
-    piiKey: config.PII_HASH_KEY,
-    trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
-  };
-
-  const router = new Router();
-  let openapiDoc: unknown;
-  /** each probe answers within READY_PROBE_MS, so /readyz answers within a second whatever is down */
+/** /readyz: each probe answers within READY_PROBE_MS, so it answers within a second whatever is down. */
+function readinessProbe(d: {
+  sql: Pool;
+  pool: MatcherPool;
+  redis: Redis;
+  bus: Bus;
+  draining: () => boolean;
+}) {
+  const { sql, pool, redis, bus } = d;
   const READY_PROBE_MS = 800;
-  const readiness = {
+  return {
     async check() {
       const components: Record<string, string> = {};
-      let ready = !draining;
-      if (draining) components.server = 'shutting_down';
+      let ready = !d.draining();
+      if (d.draining()) components.server = 'shutting_down';
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<string>((r) => {
         timer = setTimeout(() => r('timeout'), READY_PROBE_MS);
@@ -241,11 +205,45 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       return { ready, components };
     },
   };
-  /** dependencies known to be disconnected now: an unexpected error meanwhile is answered as their outage */
-  const down = (): Dependency[] => [
-    ...(redis.status === 'ready' ? [] : (['redis'] as const)),
-    ...(bus.connection.up() ? [] : (['nats'] as const)),
-  ];
+}
+
+/** What the feature services are built from (the settings they read from config, and the connections). */
+function serviceDeps(
+  config: Config,
+  c: {
+    sql: Pool;
+    redis: Redis;
+    bus: Bus;
+    log: Logger;
+    store: ObjectStore;
+    pool: MatcherPool;
+    metrics: Metrics;
+    fatf: () => FatfState;
+  },
+) {
+  const { sql, redis, bus, log, store, pool, metrics } = c;
+  const webhookDeps = {
+    sql,
+    metrics,
+    bus,
+    log,
+    keyMaterial: config.PII_HASH_KEY,
+    allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
+    schedule_s: config.WEBHOOK_RETRY_SCHEDULE_S.split(',').map(Number),
+    timeout_ms: config.WEBHOOK_TIMEOUT_MS,
+  };
+
+  const flowDeps: FlowDeps = {
+    sql,
+    pool,
+    metrics,
+    redis,
+    bus,
+    fatf: c.fatf,
+    piiKey: config.PII_HASH_KEY,
+    trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
+  };
+
   const sessionSettings: SessionSettings = {
     ttlSeconds: config.SESSION_TTL_SECONDS,
     secureCookie: config.SESSION_COOKIE_SECURE,
@@ -264,8 +262,31 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     previewTtlSeconds: config.DOCUMENT_PREVIEW_TTL_SECONDS,
     resumeFlow: resumeFlowAfterDocuments(flowDeps),
   };
-  const routes = [
-    ...healthRoutes(readiness, metrics, () => openapiDoc),
+  return { webhookDeps, flowDeps, sessionSettings, documentDeps };
+}
+
+/** Every route of the API, by feature. */
+function apiRoutes(d: {
+  config: Config;
+  log: Logger;
+  sql: Pool;
+  redis: Redis;
+  bus: Bus;
+  kv: KV;
+  metrics: Metrics;
+  readiness: ReturnType<typeof readinessProbe>;
+  openapi: () => unknown;
+  datasetDeps: DatasetDeps;
+  refreshFatf: (version: number) => Promise<void>;
+  flowDeps: FlowDeps;
+  documentDeps: DocumentDeps;
+  webhookDeps: Parameters<typeof webhookRoutes>[0];
+  sessionSettings: SessionSettings;
+}) {
+  const { config, log, sql, redis, bus, kv, metrics, readiness, openapi, datasetDeps, refreshFatf } = d;
+  const { flowDeps, documentDeps, webhookDeps, sessionSettings } = d;
+  return [
+    ...healthRoutes(readiness, metrics, openapi),
     ...tenantRoutes(sql),
     ...datasetRoutes({ ...datasetDeps, kv, bus, log }),
     ...datasetOperatorRoutes(sql),
@@ -298,6 +319,130 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     ...monitorRoutes({ sql, bus }),
     ...dashboardRoutes(),
   ];
+}
+
+/** Starts the job consumers of a worker process (ROLE all or worker) into `started` (stopped on shutdown, also
+ * when a later one fails to start). */
+async function startWorkers(
+  d: {
+    config: Config;
+    log: Logger;
+    datasetDeps: DatasetDeps;
+    kv: KV;
+    bus: Bus;
+    flowDeps: FlowDeps;
+    documentDeps: DocumentDeps;
+    webhookDeps: Parameters<typeof startWebhookDeliveryWorker>[0];
+    pool: MatcherPool;
+    metrics: Metrics;
+  },
+  started: RunningWorker[],
+): Promise<void> {
+  const { config, log, datasetDeps, kv, bus, flowDeps, documentDeps, webhookDeps, pool, metrics } = d;
+  const { sql, store } = datasetDeps;
+  started.push(
+    await startDatasetBuildWorker({
+      ...datasetDeps,
+      bus,
+      log,
+      metrics,
+      backoff_ms: config.DATASET_BUILD_BACKOFF_MS.split(',').map(Number),
+    }),
+  );
+  started.push(
+    await startFeedWorkers(
+      {
+        ...datasetDeps,
+        kv,
+        bus,
+        log,
+        extraCa: config.FEED_EXTRA_CA_FILE ? readFileSync(config.FEED_EXTRA_CA_FILE, 'utf8') : undefined,
+        maxBytes: config.FEED_MAX_BYTES,
+      },
+      config.FEED_SCHEDULER_MS,
+    ),
+  );
+  started.push(await startFlowWorker({ ...flowDeps, log }));
+  started.push(await startDocumentVerifyWorker(documentDeps));
+  const erasureDeps = { sql, store, bus, log };
+  started.push(await startErasureWorker(erasureDeps));
+  const resumed = await resumeErasures(erasureDeps);
+  if (resumed) log.info({ resumed }, 'scheduled applicant erasures re-queued');
+  const resweep = setInterval(() => {
+    resweepLateUploads(erasureDeps, config.DOCUMENT_UPLOAD_TTL_SECONDS).catch((err: unknown) =>
+      log.warn({ err }, 'late-upload resweep failed'),
+    );
+  }, 60_000);
+  started.push({ stop: async () => clearInterval(resweep) });
+  started.push(await startWebhookDeliveryWorker(webhookDeps));
+  started.push(await startBatchWorker({ sql, bus, pool, metrics, log }));
+  started.push(await startMonitorWorkers({ sql, bus, pool, metrics, log }));
+  started.push(startOutboxRelay(webhookDeps));
+}
+
+/** Builds everything (connections, migrations, routes) and never listens. */
+export async function createApp(config: Config, opts: { log?: Logger } = {}): Promise<App> {
+  const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  const { sql, redis, nats, bus, kv, s3, store } = await connectDependencies(config, log);
+  const datasetDeps: DatasetDeps = { sql, store };
+
+  const pool = new MatcherPool(config.MATCHER_THREADS, config.MATCHER_MAX_QUEUE, log);
+  const metrics = createMetrics(() => pool.queueSize);
+  metrics.sources.jobs = () => jobConsumerStats(bus);
+  metrics.sources.outbox = async () => {
+    const [o] = await sql<{ pending: number; oldest_age_seconds: number }[]>`
+      select count(*)::int as pending,
+             coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_age_seconds
+      from outbox_events where delivered_at is null`;
+    return o ?? { pending: 0, oldest_age_seconds: 0 };
+  };
+  let fatfState: FatfState = await latestFatf(sql);
+  const refreshFatf = async (version: number) => {
+    if (version > fatfState.version) fatfState = await latestFatf(sql);
+  };
+
+  // draining: readyz says 503 so balancers stop sending; accepting: false once the listener is closed
+  let draining = false;
+  let accepting = true;
+
+  const datasets = new DatasetActivation({ ...datasetDeps, pool, metrics, log });
+
+  const { webhookDeps, flowDeps, sessionSettings, documentDeps } = serviceDeps(config, {
+    sql,
+    redis,
+    bus,
+    log,
+    store,
+    pool,
+    metrics,
+    fatf: () => fatfState,
+  });
+
+  const router = new Router();
+  let openapiDoc: unknown;
+  const readiness = readinessProbe({ sql, pool, redis, bus, draining: () => draining });
+  /** dependencies known to be disconnected now: an unexpected error meanwhile is answered as their outage */
+  const down = (): Dependency[] => [
+    ...(redis.status === 'ready' ? [] : (['redis'] as const)),
+    ...(bus.connection.up() ? [] : (['nats'] as const)),
+  ];
+  const routes = apiRoutes({
+    config,
+    log,
+    sql,
+    redis,
+    bus,
+    kv,
+    metrics,
+    readiness,
+    openapi: () => openapiDoc,
+    datasetDeps,
+    refreshFatf,
+    flowDeps,
+    documentDeps,
+    webhookDeps,
+    sessionSettings,
+  });
   for (const r of routes) router.add(r);
   // the dashboard's static pages are not part of the API contract
   openapiDoc = buildOpenApi(
@@ -353,46 +498,10 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       });
       watches.push(await watchKey(kv, STATE_KEYS.fatf_version, log, async (v) => refreshFatf(Number(v))));
       if (config.ROLE !== 'api') {
-        workers.push(
-          await startDatasetBuildWorker({
-            ...datasetDeps,
-            bus,
-            log,
-            metrics,
-            backoff_ms: config.DATASET_BUILD_BACKOFF_MS.split(',').map(Number),
-          }),
+        await startWorkers(
+          { config, log, datasetDeps, kv, bus, flowDeps, documentDeps, webhookDeps, pool, metrics },
+          workers,
         );
-        workers.push(
-          await startFeedWorkers(
-            {
-              ...datasetDeps,
-              kv,
-              bus,
-              log,
-              extraCa: config.FEED_EXTRA_CA_FILE
-                ? readFileSync(config.FEED_EXTRA_CA_FILE, 'utf8')
-                : undefined,
-              maxBytes: config.FEED_MAX_BYTES,
-            },
-            config.FEED_SCHEDULER_MS,
-          ),
-        );
-        workers.push(await startFlowWorker({ ...flowDeps, log }));
-        workers.push(await startDocumentVerifyWorker(documentDeps));
-        const erasureDeps = { sql, store, bus, log };
-        workers.push(await startErasureWorker(erasureDeps));
-        const resumed = await resumeErasures(erasureDeps);
-        if (resumed) log.info({ resumed }, 'scheduled applicant erasures re-queued');
-        const resweep = setInterval(() => {
-          resweepLateUploads(erasureDeps, config.DOCUMENT_UPLOAD_TTL_SECONDS).catch((err: unknown) =>
-            log.warn({ err }, 'late-upload resweep failed'),
-          );
-        }, 60_000);
-        workers.push({ stop: async () => clearInterval(resweep) });
-        workers.push(await startWebhookDeliveryWorker(webhookDeps));
-        workers.push(await startBatchWorker({ sql, bus, pool, metrics, log }));
-        workers.push(await startMonitorWorkers({ sql, bus, pool, metrics, log }));
-        workers.push(startOutboxRelay(webhookDeps));
       }
     },
     listen(host, port) {
