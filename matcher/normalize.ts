@@ -321,6 +321,60 @@ export function fixTailForm(words: string[]): string[] {
   return words;
 }
 
+// words of legal-form phrases long enough to be recognised misspelt (limietd, compnay, libaility, stoock)
+// (and a few unambiguous 4-letter forms: gmbh → gbh, gmmbh)
+const FORM_VOCAB: readonly string[] = [
+  ...new Set(LEGAL_FORMS.flatMap(([phrase]) => phrase.split(' ')).filter((w) => w.length >= 5)),
+  'gmbh',
+  'ltda',
+  'ojsc',
+  'cjsc',
+  'pjsc',
+  'bvba',
+  'sarl',
+];
+const FORM_VOCAB_SET = new Set(FORM_VOCAB);
+
+/** Edits allowed in a misspelt legal-form word of `len` letters: 1 in 4–8 letters, 2 from 9. */
+export function formEditBudget(len: number): number {
+  return len >= 9 ? 2 : len >= 4 ? 1 : 0;
+}
+
+/** The legal-form word `w` is a misspelling of (bounded optimal-string-alignment distance scaled by
+ * length, first letter or second letter agreeing), or undefined. */
+export function fuzzyFormWord(w: string): string | undefined {
+  if (w.length < 3 || FORM_VOCAB_SET.has(w) || FORMS_BY_FIRST.has(w)) return undefined;
+  for (const v of FORM_VOCAB) {
+    const budget = formEditBudget(v.length);
+    if (Math.abs(v.length - w.length) > budget) continue;
+    if (w[0] !== v[0] && w[1] !== v[1]) continue;
+    if (osa(w, v, budget) <= budget) return v;
+  }
+  return undefined;
+}
+
+/** Optimal-string-alignment distance (adjacent transpositions cost one edit), stopping early above `max`. */
+function osa(a: string, b: string, max: number): number {
+  const n = a.length;
+  const m = b.length;
+  let prev2: number[] = [];
+  let prev = Array.from({ length: m + 1 }, (_, j) => j);
+  for (let i = 1; i <= n; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= m; j++) {
+      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2]! + 1);
+      cur.push(v);
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    prev2 = prev;
+    prev = cur;
+  }
+  return prev[m]!;
+}
+
 /** Every legal-form code, for callers that want to recognise them. */
 export const LEGAL_FORM_CODES: ReadonlySet<string> = new Set(LEGAL_FORMS.map((f) => f[1]));
 
@@ -532,6 +586,8 @@ const GLUED_FORM_RE =
 interface Item {
   tok: string;
   form?: string;
+  /** the words as written when the form was recognised through a misspelt word (restored if not peeled) */
+  orig?: string[];
 }
 
 export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedName {
@@ -553,15 +609,18 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
     if (r !== undefined) words[i] = r;
   }
 
-  // legal forms: replace phrases by markers, then peel markers and connectives off both ends
+  // legal forms: replace phrases by markers, then peel markers and connectives off both ends; a misspelt
+  // form word (limietd, compnay) is read as the form when its phrase ends up peeled at an edge
+  const asWritten = words;
+  const fixed = kind === 'person' ? words : words.map((w) => fuzzyFormWord(w) ?? w);
   const items: Item[] = [];
-  for (let i = 0; i < words.length; i++) {
-    const cands = FORMS_BY_FIRST.get(words[i]!);
+  for (let i = 0; i < fixed.length; i++) {
+    const cands = FORMS_BY_FIRST.get(fixed[i]!);
     let matched: FormEntry | undefined;
     if (cands) {
       for (const c of cands) {
-        let ok = i + c.words.length <= words.length;
-        for (let k = 0; ok && k < c.words.length; k++) if (words[i + k] !== c.words[k]) ok = false;
+        let ok = i + c.words.length <= fixed.length;
+        for (let k = 0; ok && k < c.words.length; k++) if (fixed[i + k] !== c.words[k]) ok = false;
         if (ok) {
           matched = c;
           break;
@@ -569,9 +628,14 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
       }
     }
     if (matched) {
-      items.push({ tok: matched.words.join(''), form: matched.code });
-      i += matched.words.length - 1;
-    } else items.push({ tok: words[i]! });
+      const n = matched.words.length;
+      const item: Item = { tok: matched.words.join(''), form: matched.code };
+      const orig = asWritten.slice(i, i + n);
+      // a lone misspelt form is not peeled: it stays the word as written
+      if (fixed.length === n && orig.some((w, k) => w !== fixed[i + k])) item.orig = orig;
+      items.push(item);
+      i += n - 1;
+    } else items.push({ tok: asWritten[i]! });
   }
   const personish = kind === 'person' || kind === 'any';
   const legalForms: string[] = [];
@@ -601,7 +665,9 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
       changed = true;
     }
   }
-  let toks = items.slice(lo, hi).map((it) => (it.form !== undefined ? it.form : it.tok));
+  let toks = items
+    .slice(lo, hi)
+    .flatMap((it) => (it.orig !== undefined ? it.orig : it.form !== undefined ? [it.form] : [it.tok]));
   if (personish) {
     const kept = toks.filter((t) => !HONORIFIC_SET.has(t));
     if (kept.length > 0) toks = kept;

@@ -6,6 +6,7 @@ import {
   alternativeReadings,
   fixTailForm,
   foldToken,
+  fuzzyFormWord,
   normalizeName,
   romanToNumber,
   skeleton,
@@ -16,6 +17,7 @@ import {
   editRatio,
   formsConflict,
   letterBound,
+  typingSlip,
   osaDistance,
   prepareName,
 } from '../../matcher/score.js';
@@ -229,5 +231,67 @@ describe('abjad skeleton evidence', () => {
     // real transliterations keep matching
     expect(person('محمد علي', 'Mohammed Ali')).toBeGreaterThanOrEqual(T);
     expect(person('حسن نصر الله', 'Hassan Nasrallah')).toBeGreaterThanOrEqual(T);
+  });
+});
+
+describe('misspelt companies and short names (issue 15)', () => {
+  it('recognises a legal-form word misspelt within a length-scaled edit budget, and peels it like a correct one', () => {
+    expect(fuzzyFormWord('limietd')).toBe('limited');
+    expect(fuzzyFormWord('compayn')).toBe('company');
+    expect(fuzzyFormWord('jotnt')).toBe('joint');
+    expect(fuzzyFormWord('gmmbh')).toBe('gmbh');
+    // a real word two edits from a form stays a word; short words are never read as forms
+    expect(fuzzyFormWord('limits')).toBeUndefined();
+    expect(fuzzyFormWord('compania')).toBeUndefined();
+    expect(fuzzyFormWord('pty')).toBeUndefined();
+    expect(normalizeName('HIGHLINE LOGISTIC HK LIMIETD', 'org')).toMatchObject({
+      tokens: normalizeName('HIGHLINE LOGISTIC HK LIMITED', 'org').tokens,
+      legalForms: ['ltd'],
+    });
+    expect(normalizeName('PUBLIC JOTNT STOCK COMPANY BANK URALSIB', 'org').legalForms).toEqual(['jsc']);
+    expect(normalizeName('LIITED LIABILITY COMPANY T-KOMPONENT', 'org').legalForms).toEqual(['llc']);
+    // person names are never read for misspelt forms
+    expect(normalizeName('Anna Compayn', 'person').tokens).toHaveLength(2);
+  });
+
+  it('a misspelt legal form is peeled, never counted as name evidence', () => {
+    expect(company('CARVANA COMPAYN', 'Carvana Company')).toBeGreaterThanOrEqual(T);
+    expect(company('IRON MOUNTAIN ENTERPRISES LIMIITED', 'Iron Mountain Enterprises Limited')).toBeGreaterThanOrEqual(
+      T,
+    );
+    // the same misspelt form around a different name is no match
+    expect(company('CARVANA COMPAYN', 'Caravan Company')).toBeLessThan(T);
+    expect(company('HIGHLINE LOGISTIC LIMIETD', 'Skyline Logistic Limited')).toBeLessThan(T);
+    // a lone misspelt form stays the word as written
+    expect(normalizeName('LIMIETD', 'org').tokens).toEqual(['limietd']);
+  });
+
+  it('a typing slip in a short single-token name (transposed, doubled or dropped-vowel letter) still matches', () => {
+    expect(typingSlip('sionpa', 'sinopa')).toBe(true);
+    expect(typingSlip('jzamin', 'jazmin')).toBe(true);
+    expect(typingSlip('martin', 'marvin')).toBe(false); // another consonant: another name
+    expect(typingSlip('isnopa', 'sinopa')).toBe(false); // the first letter must agree
+    expect(company('SIONPA', 'SINOPA')).toBeGreaterThanOrEqual(T);
+    expect(person('JZAMIN', 'JAZMIN')).toBeGreaterThanOrEqual(T);
+    // look-alike six-letter names that are not one slip apart
+    expect(company('SIONPA', 'SIERRA')).toBeLessThan(T);
+    expect(company('SIONPA', 'SINOTA')).toBeLessThan(T);
+    expect(person('JZAMIN', 'JASMIR')).toBeLessThan(T);
+    // four letters stay below the threshold (too many short names one slip apart)
+    expect(person('OMRA', 'OMAR')).toBeLessThan(T);
+  });
+
+  it('a legal form abbreviated, expanded or dropped still matches; a different name with that form does not', () => {
+    expect(company('GSK ADVANCE CO LTD', 'GSK Advance Company Limited')).toBeGreaterThanOrEqual(T);
+    expect(company('JSC BANK URALSIB', 'Joint Stock Company Bank Uralsib')).toBeGreaterThanOrEqual(T);
+    expect(company('ROSTEC CORP', 'Rostec Corporation')).toBeGreaterThanOrEqual(T);
+    expect(company('T-KOMPONENT', 'OOO T-KOMPONENT')).toBeGreaterThanOrEqual(T);
+    expect(company('JSC BANK URALSIB', 'Joint Stock Company Bank Rossiya')).toBeLessThan(T);
+  });
+
+  it('reordered name parts and joined particles still match; another family name does not', () => {
+    expect(person('VLADIMIROVICH PUTIN VLADIMIR', 'PUTIN, Vladimir Vladimirovich')).toBeGreaterThanOrEqual(T);
+    expect(person('MUHAMMAD ALZAWAHIRI', 'Muhammad Al Zawahiri')).toBeGreaterThanOrEqual(T);
+    expect(person('MUHAMMAD ALZAWAHIRI', 'Muhammad Al Zubairi')).toBeLessThan(T);
   });
 });
