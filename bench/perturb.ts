@@ -87,7 +87,22 @@ const FORM_REWRITES: ReadonlyArray<readonly [RegExp, string]> = [
   [/,? (LLC|OOO|GMBH|LTD|LIMITED|INC|CORP|SA|AG|JSC|PLC)\.?$/, ''],
 ];
 
-const PARTICLES = new Set(['AL', 'EL', 'ABU', 'BIN', 'BEN', 'ABD', 'ABDUL', 'VAN', 'VON', 'DE', 'DEL', 'LA', 'DI', 'DA']);
+const PARTICLES = new Set([
+  'AL',
+  'EL',
+  'ABU',
+  'BIN',
+  'BEN',
+  'ABD',
+  'ABDUL',
+  'VAN',
+  'VON',
+  'DE',
+  'DEL',
+  'LA',
+  'DI',
+  'DA',
+]);
 
 const ORG_SCHEMAS = new Set(['Organization', 'Company', 'LegalEntity']);
 

@@ -194,32 +194,32 @@ function hasDigit(s: string): boolean {
 /** Token similarity of equal consonant skeletons by skeleton length (1, 2, ≥ 3 consonants). */
 const SKELETON_EQUAL = [0, 0.75, 0.85, 0.95];
 
-/** A typing slip (see typingSlip) costs this fraction of an edit: 1 − 0.7/length, so 0.86 in five letters,
- * 0.88 in six, 0.9 in seven; four letters stay below the default threshold. */
+/** A typing slip (see typingSlip) costs this fraction of an edit: 1 − 0.7/length (counted from five letters, as
+ * folding shortens tokens: `Noble` → `nobl`), so 0.86 in five letters, 0.88 in six, 0.9 in seven. */
 const TYPO_FLOOR_EDITS = 0.7;
 
-/** Two tokens of 4+ letters that differ by one typing slip: the same first letter, the same consonants in the
- * same counts, and one optimal-string-alignment edit (adjacent letters swapped, a vowel or doubled letter
- * added or dropped): SIONPA/SINOPA, JZAMIN/JAZMIN, but not MARTIN/MARVIN. */
+/** Two tokens of 4+ letters that differ by one typing slip: the same first letter, the same consonant letters,
+ * and one optimal-string-alignment edit (adjacent letters swapped, a vowel or doubled letter added or dropped):
+ * SIONPA/SINOPA, JZAMIN/JAZMIN, BTETLE/BETTLE, but not MARTIN/MARVIN or SINOPA/SINOTA. */
 export function typingSlip(a: string, b: string): boolean {
   if (a[0] !== b[0] || Math.min(a.length, b.length) < 4 || Math.abs(a.length - b.length) > 1) return false;
   for (let i = 0; i < a.length; i++) {
     const c = a.charCodeAt(i) & 127;
-    if (!VOWEL[c]) letterCount[c]!++;
+    if (!VOWEL[c]) letterCount[c] = 1;
   }
   for (let i = 0; i < b.length; i++) {
     const c = b.charCodeAt(i) & 127;
-    if (!VOWEL[c]) letterCount[c]!--;
+    if (!VOWEL[c]) letterCount[c]! |= 2;
   }
   let same = true;
   for (let i = 0; i < a.length; i++) {
     const c = a.charCodeAt(i) & 127;
-    if (letterCount[c] !== 0) same = false;
+    if (letterCount[c] !== 0 && letterCount[c] !== 3) same = false;
     letterCount[c] = 0;
   }
   for (let i = 0; i < b.length; i++) {
     const c = b.charCodeAt(i) & 127;
-    if (letterCount[c] !== 0) same = false;
+    if (letterCount[c] !== 0 && letterCount[c] !== 3) same = false;
     letterCount[c] = 0;
   }
   return same && osaDoubled(a, b) <= 2;
@@ -231,7 +231,7 @@ export function tokenSimilarity(a: string, b: string, skA: string, skB: string, 
   if (a.length === 1 || b.length === 1) return a[0] === b[0] ? INITIAL_SIM : 0;
   if (hasDigit(a) || hasDigit(b)) return 0;
   let s = editRatio(a, b, SCORE_PARAMS.minTokenSim);
-  const slipFloor = 1 - TYPO_FLOOR_EDITS / Math.max(a.length, b.length);
+  const slipFloor = 1 - TYPO_FLOOR_EDITS / Math.max(a.length, b.length, 5);
   if (s < slipFloor && typingSlip(a, b)) s = slipFloor;
   if (abjadMode && skA.length > 0 && skB.length > 0) {
     // equal skeletons of one or two consonants (Arabic roots have three) coincide too easily

@@ -5,6 +5,9 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
+import { AML_DATASETS, type Entity } from '../../ingest/entity.js';
+import { readSource } from '../../ingest/index.js';
+import { buildIndex, compare, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
 import { DatasetSource } from '../../schemas/datasets.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 import { dropDatabase } from '../helpers/test-app.js';
@@ -92,6 +95,52 @@ describe('bin/veriscreen compare (offline)', () => {
     expect(out[1]).toMatchObject({ match: false });
     expect((out[0]?.score as number) > (out[1]?.score as number)).toBe(true);
     expect(out[2]).toMatchObject({ error: { code: 'validation_failed' } });
+  });
+});
+
+describe('bin/veriscreen screen/compare give the matcher results (issue 15)', () => {
+  it('a misspelt company and a short-name typing slip score offline exactly as the service matcher scores them', async () => {
+    const subjects = [
+      { ref: 'a', name: 'FICTITIOUS HOLDINGS LIMIETD', type: 'company' as const },
+      { ref: 'b', name: 'DEMO BANK OF EXAMPLESTAN JOTNT STOCK COMPANY' },
+      { ref: 'c', name: 'DEMOVKSY Ivan Petrovich', type: 'person' as const },
+    ];
+    const r = await withStdin(
+      ['screen', '--list', `ofac_sdn_csv:${DEMO}`, '--limit', '3'],
+      subjects.map((s) => JSON.stringify(s)).join('\n'),
+    );
+    expect(r.code).toBe(0);
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { matches: { entity_id: string; score: number }[] });
+    // the service screens through matcher/index.ts (the Piscina worker opens the same index)
+    const entities: Entity[] = [];
+    for await (const e of readSource('ofac_sdn_csv', DEMO, () => {})) entities.push(e);
+    const screener = openIndex(buildIndex(entities, 'demo'));
+    const options = { datasets: [...AML_DATASETS], policy: DEFAULT_POLICY, limit: 3 };
+    const ours = subjects.map((s) => screener.screen(s, options).matches.map((m) => [m.entity_id, m.score]));
+    expect(out.map((o) => o.matches.map((m) => [m.entity_id, m.score]))).toEqual(ours);
+    expect(ours.map((m) => m[0]?.[0])).toEqual([
+      'us_ofac_sdn:900102',
+      'us_ofac_sdn:900103',
+      'us_ofac_sdn:900001',
+    ]);
+
+    const pairs = [
+      { schema: 'Company', a: 'CARVANA COMPAYN', b: 'Carvana Company' },
+      { schema: 'Company', a: 'SIONPA', b: 'SINOPA' },
+      { schema: 'Company', a: 'SIONPA', b: 'SIERRA' },
+    ];
+    const c = await withStdin(['compare'], pairs.map((p) => JSON.stringify(p)).join('\n'));
+    const scores = c.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { score: number }).score);
+    expect(scores).toEqual(pairs.map((p) => compare(p.schema, p.a, p.b).score));
+    expect(scores[0]).toBeGreaterThanOrEqual(DEFAULT_POLICY.review_threshold);
+    expect(scores[1]).toBeGreaterThanOrEqual(DEFAULT_POLICY.review_threshold);
+    expect(scores[2]).toBeLessThan(DEFAULT_POLICY.review_threshold);
   });
 });
 
