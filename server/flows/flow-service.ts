@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { AmlDataset } from '../../schemas/common.js';
@@ -10,6 +10,7 @@ import type {
   FlowOutB,
   FlowStatus,
 } from '../../schemas/flows.js';
+import { ADDRESS_FIELDS, emailHash } from '../applicants/applicant-model.js';
 import type { TenantPrincipal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { CheckRow } from '../checks/check-model.js';
@@ -280,18 +281,9 @@ function admitFlow(
   return { mode, datasets, name };
 }
 
-const ADDRESS_KEYS = [
-  'address_line1',
-  'address_line2',
-  'address_city',
-  'address_region',
-  'address_postal_code',
-  'address_country',
-] as const;
-
 /** The applicant row of a new flow: the e-mail only as a keyed hash, the address as one document. */
 function applicantRow(sql: Sql, piiKey: string, tenantId: string, id: string, a: FlowCreateIn['applicant']) {
-  const address = Object.fromEntries(ADDRESS_KEYS.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
+  const address = Object.fromEntries(ADDRESS_FIELDS.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
   return {
     id,
     tenant_id: tenantId,
@@ -303,9 +295,7 @@ function applicantRow(sql: Sql, piiKey: string, tenantId: string, id: string, a:
     business_name: a.business_name ?? null,
     dob: a.dob ?? null,
     nationality: a.nationality?.toUpperCase() ?? null,
-    email_hash: a.email
-      ? createHmac('sha256', piiKey).update(a.email.trim().toLowerCase()).digest('hex')
-      : null,
+    email_hash: a.email ? emailHash(piiKey, a.email) : null,
     address: sql.json(address),
     consent: a.consent ? sql.json(a.consent) : null,
     custom_attributes: sql.json(a.custom_attributes ?? {}),
@@ -394,6 +384,28 @@ export async function missingInputs(
   return missing;
 }
 
+/** How a check of an existing flow is recorded: the subject across flows is the tenant's external_id, else the
+ * flow's applicant. */
+function flowCheckContext(
+  flow: FlowRow,
+  applicant: ApplicantData,
+  policy: CheckPolicy,
+  mode: 'sync' | 'async',
+  run_key: string,
+): RecordContext {
+  return {
+    tenant_id: flow.tenant_id,
+    policy,
+    mode,
+    flow_id: flow.id,
+    applicant_id: flow.applicant_id,
+    applicant_name: subjectName(applicant) ?? null,
+    reference: applicant.external_id ?? null,
+    subject_ref: applicant.external_id ?? flow.applicant_id,
+    run_key,
+  };
+}
+
 async function applicantData(sql: Sql, tenantId: string, applicantId: string): Promise<ApplicantData> {
   const [a] = await sql<(ApplicantData & { address: Record<string, string> })[]>`
     select external_id, entity_type, legal_name_first, legal_name_middle, legal_name_last, business_name,
@@ -428,7 +440,6 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
   if (!template) throw new Error(`flow ${flow.id} has no template`);
   const policy = await checkPolicyFor(sql, job.tenant_id);
   const applicant = await applicantData(sql, job.tenant_id, flow.applicant_id);
-  const name = subjectName(applicant) ?? null;
   const input: CheckInput = {
     tenant_id: job.tenant_id,
     flow_id: flow.id,
@@ -450,17 +461,10 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
     let row = existing.get(type);
     if (!row) {
       const [outcome] = await runChecks(checkDeps(deps), [type], input);
-      const rec = buildCheck(outcome as CheckOutcome, {
-        tenant_id: job.tenant_id,
-        policy,
-        mode: 'async',
-        flow_id: flow.id,
-        applicant_id: flow.applicant_id,
-        applicant_name: name,
-        reference: applicant.external_id ?? null,
-        subject_ref: applicant.external_id ?? flow.applicant_id,
-        run_key: `${prefix}${type}`,
-      });
+      const rec = buildCheck(
+        outcome as CheckOutcome,
+        flowCheckContext(flow, applicant, policy, 'async', `${prefix}${type}`),
+      );
       [row] = (await recordChecks(sql, [rec])).rows;
       await faults.afterCheck?.(type);
     }
@@ -579,17 +583,10 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
       policy,
     }),
   );
-  const rec = buildCheck(outcome as CheckOutcome, {
-    tenant_id: tenant.tenant_id,
-    policy,
-    mode: 'sync',
-    flow_id: flow.id,
-    applicant_id: flow.applicant_id,
-    applicant_name: name,
-    reference: applicant.external_id ?? null,
-    subject_ref: applicant.external_id ?? flow.applicant_id,
-    run_key: `rerun:${randomUUID()}`,
-  });
+  const rec = buildCheck(
+    outcome as CheckOutcome,
+    flowCheckContext(flow, applicant, policy, 'sync', `rerun:${randomUUID()}`),
+  );
   const updated = await transaction(sql, async (tx) => {
     const current = await loadFlow(tx, tenant.tenant_id, flowId, true);
     await recordChecks(tx, [rec]);
