@@ -7,7 +7,7 @@ import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../
 // path parameters, valid-looking and hostile (control characters, unpaired surrogates, huge and deeply nested
 // values, wrong types, unknown fields, repeated and badly encoded query parameters). For each: no 5xx, the answer
 // matches the OpenAPI document, and every 422 carries detail[]. Bounded: PROPERTY_RUNS per operation and a time
-// budget (PROPERTY_BUDGET_MS, default 15 s) shared by all operations. A failure prints fast-check's seed and path;
+// budget (PROPERTY_BUDGET_MS, default 10 s) shared by all operations. A failure prints fast-check's seed and path;
 // replay with PROPERTY_SEED=<seed>.
 
 type Schema = Record<string, unknown>;
@@ -28,7 +28,7 @@ const SKIP = new Set([
 ]);
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 10);
-const BUDGET_MS = Number(process.env.PROPERTY_BUDGET_MS ?? 15_000);
+const BUDGET_MS = Number(process.env.PROPERTY_BUDGET_MS ?? 10_000);
 const SEED = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : undefined;
 
 const HOSTILE_STRINGS = [
