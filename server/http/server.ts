@@ -129,7 +129,10 @@ interface BodyReader {
 function pausedBody(
   res: uWS.HttpResponse,
   limit: number,
+  /** answered or aborted: data that still arrives is dropped */
   finished: () => boolean,
+  /** aborted: the response object must not be touched any more */
+  gone: () => boolean,
   startPaused: boolean,
 ): BodyReader {
   const chunks: Buffer[] = [];
@@ -155,7 +158,7 @@ function pausedBody(
   let paused = startPaused;
   if (paused) res.pause();
   const resume = () => {
-    if (paused && !finished()) res.resume();
+    if (paused && !gone()) res.resume();
     paused = false;
   };
   return {
@@ -323,7 +326,13 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
       // EAGER_BODY_BYTES (or of unknown length) is paused and read only once the request is authenticated and
       // authorised; a small one is read at once, so that an early refusal can keep the connection open
       eager = headers['content-length'] !== undefined && declared <= EAGER_BODY_BYTES;
-      body = pausedBody(res, bodyLimit, () => done || aborted, !eager);
+      body = pausedBody(
+        res,
+        bodyLimit,
+        () => done || aborted,
+        () => aborted,
+        !eager,
+      );
     }
 
     (async () => {

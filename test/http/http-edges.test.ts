@@ -52,6 +52,23 @@ describe('body after authentication', () => {
     await c.closed;
   });
 
+  it('leaves a refused connection usable or closes it, never stuck', async () => {
+    const c = rawConnection();
+    let isClosed = false;
+    void c.closed.then(() => {
+      isClosed = true;
+    });
+    const body = `{"records":[${'{"subjects":[{"name":"x"}]},'.repeat(4000)}{"subjects":[{"name":"x"}]}]}`;
+    c.socket.write(
+      `POST /v1/check_batches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    await waitUntil('the 401', () => c.received().includes('\r\n\r\n'));
+    expect(c.received()).toMatch(/^HTTP\/1\.1 401 /);
+    if (!isClosed) c.socket.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\n');
+    await waitUntil('the next answer or the close', () => isClosed || /HTTP\/1\.1 200 /.test(c.received()));
+    c.socket.destroy();
+  });
+
   it('still reads the body of an authenticated request', async () => {
     const r = await call(t.url, 'POST', '/v1/check_batches', {
       token: tenant.secret_key,
