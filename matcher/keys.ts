@@ -1,6 +1,6 @@
 // Retrieval keys shared by index build and query. Keys are ASCII strings with a one-letter namespace:
 // t = token (or two adjacent tokens joined), s = consonant skeleton, p/x = 4-letter prefix/suffix of long
-// tokens (typo tolerance), i = identifier value.
+// tokens (typo tolerance), b = letter bag of a single-token name (typing slips), i = identifier value.
 import type { EntitySchema } from '../ingest/entity.js';
 import type { NameKind, NormalizedName } from './normalize.js';
 import { skeleton } from './normalize.js';
@@ -10,6 +10,16 @@ export const KEY_SKEL = 's';
 export const KEY_PREFIX = 'p';
 export const KEY_SUFFIX = 'x';
 export const KEY_IDENT = 'i';
+export const KEY_SLIP = 'b';
+
+/** The first letter and the sorted set of the other consonants of a token: the same for two spellings one
+ * typing slip apart (transposed, doubled or dropped-vowel letters: SIONPA/SINOPA, GIDLA/GILDA), whose
+ * skeletons and prefixes differ. */
+export function slipKey(t: string): string {
+  const set = new Set<string>();
+  for (let i = 1; i < t.length; i++) if (!'aeiouy'.includes(t[i]!)) set.add(t[i]!);
+  return KEY_SLIP + t[0] + [...set].sort().join('');
+}
 
 /** Relative retrieval weight of each key namespace (multiplied by the key's IDF). */
 export function keyWeight(key: string): number {
@@ -34,6 +44,8 @@ export const INDEX_PAIR_MAX_SHORT = 4;
  * is how list names come split, and keeps a 1M-name key table a third smaller. */
 export function nameKeys(n: NormalizedName, out: { add(key: string): unknown }, indexSide = false): void {
   const toks = n.tokens;
+  // a single-token name of 4–9 letters is also found by its letter bag (a slip moves its skeleton)
+  if (toks.length === 1 && toks[0]!.length >= 4 && toks[0]!.length <= 9) out.add(slipKey(toks[0]!));
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     if (t.length >= 2) out.add(KEY_TOKEN + t);

@@ -1,7 +1,7 @@
 // One test per phase-2 normalisation / scoring rule (see docs/matching.md).
 import { describe, expect, it } from 'vitest';
 import { compare } from '../../matcher/compare.js';
-import { nameKeys } from '../../matcher/keys.js';
+import { nameKeys, slipKey } from '../../matcher/keys.js';
 import {
   alternativeReadings,
   fixTailForm,
@@ -280,6 +280,21 @@ describe('misspelt companies and short names (issue 15)', () => {
     // three letters are never a slip
     expect(typingSlip('omr', 'mor')).toBe(false);
     expect(person('OMR', 'ORM')).toBeLessThan(T);
+  });
+
+  it('a single-token name is also retrieved by its letter bag, which a typing slip keeps', () => {
+    const keys = (name: string): Set<string> => {
+      const out = new Set<string>();
+      nameKeys(normalizeName(name, 'vessel'), out, true);
+      return out;
+    };
+    expect(slipKey('gidla')).toBe(slipKey('gilda'));
+    expect(slipKey('gidla')).not.toBe(slipKey('gilma'));
+    expect(keys('GIDLA').has(slipKey('gilda'))).toBe(true);
+    // the skeletons differ, so without the bag the slip would not be retrieved at all
+    expect(skeleton('gidla')).not.toBe(skeleton('gilda'));
+    // names of several tokens are retrieved by their tokens; no bag key
+    expect([...keys('GILDA STAR')].some((k) => k.startsWith('b'))).toBe(false);
   });
 
   it('a legal form abbreviated, expanded or dropped still matches; a different name with that form does not', () => {
