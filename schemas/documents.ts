@@ -1,9 +1,19 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
-import { DocumentSide, DocumentType } from './templates.js';
+import { DOCUMENT_TYPES, DocumentSide } from './templates.js';
 
 // one vocabulary with flow templates (required_documents / allowed_document_types)
 export { DOCUMENT_SIDES, DOCUMENT_TYPES, DocumentSide, DocumentType } from './templates.js';
+
+/** What an upload may be: a document type of the templates' vocabulary, or `selfie` (a photo of the applicant's
+ * face for the selfie check; side `single`). */
+export const UPLOAD_DOC_TYPES = [...DOCUMENT_TYPES, 'selfie'] as const;
+export const UploadDocType = StringEnum(UPLOAD_DOC_TYPES, {
+  title: 'UploadDocType',
+  description:
+    'a DocumentType, or selfie (a photo of the face for the selfie check: side single, needs consent.biometric)',
+});
+export type UploadDocType = Static<typeof UploadDocType>;
 
 /** pending → uploaded (client called complete) → verified | rejected (after HeadObject, size and magic bytes). */
 export const UPLOAD_STATUSES = ['pending', 'uploaded', 'verified', 'rejected'] as const;
@@ -18,6 +28,10 @@ export const DocumentMimeType = StringEnum(DOCUMENT_MIME_TYPES, {
 export type DocumentMimeType = Static<typeof DocumentMimeType>;
 
 export const REJECTION_REASONS = ['object_missing', 'empty', 'too_large', 'content_mismatch'] as const;
+
+/** What the identity worker did with a verified upload: `pending` (queued or reading), `done` (read: the
+ * document/selfie check uses it), `not_applicable` (a type that is not read, e.g. proof_of_address). */
+export const ANALYSIS_STATUSES = ['pending', 'done', 'not_applicable'] as const;
 
 export const PresignedUploadOut = Type.Object(
   {
@@ -34,7 +48,7 @@ export const PresignedUploadOut = Type.Object(
 
 export const DocumentCreateIn = Type.Object(
   {
-    doc_type: DocumentType,
+    doc_type: UploadDocType,
     mime_type: Type.Optional(Nullable(DocumentMimeType)),
     side: Type.Optional(DocumentSide),
   },
@@ -45,7 +59,7 @@ export type DocumentCreateIn = Static<typeof DocumentCreateIn>;
 export const DocumentSubmissionCreateIn = Type.Object(
   {
     submission_id: Type.String({ format: 'uuid', description: 'the flow the document belongs to (its id)' }),
-    doc_type: DocumentType,
+    doc_type: UploadDocType,
     mime_type: Type.Optional(Nullable(DocumentMimeType)),
     side: Type.Optional(DocumentSide),
   },
@@ -58,7 +72,7 @@ export const DocumentCreatedOut = Type.Object(
     id: Uuid,
     flow_id: Uuid,
     submission_id: Type.Optional(Uuid),
-    doc_type: DocumentType,
+    doc_type: UploadDocType,
     side: DocumentSide,
     mime_type: DocumentMimeType,
     upload: PresignedUploadOut,
@@ -72,7 +86,7 @@ export const DocumentOut = Type.Object(
   {
     id: Uuid,
     flow_id: Uuid,
-    doc_type: DocumentType,
+    doc_type: UploadDocType,
     side: DocumentSide,
     mime_type: DocumentMimeType,
     upload_status: UploadStatus,
@@ -82,6 +96,9 @@ export const DocumentOut = Type.Object(
     updated_at: Timestamp,
     completed_at: NullableTimestamp,
     verified_at: NullableTimestamp,
+    analysis_status: Type.Optional(
+      Nullable(StringEnum(ANALYSIS_STATUSES, { description: 'null until the upload is verified' })),
+    ),
   },
   { title: 'Document' },
 );

@@ -73,6 +73,22 @@ export const CheckPolicyIn = Type.Object(
     fatf_grey_handling: Type.Optional(FatfGreyHandling),
     four_eyes_required: Type.Optional(Type.Boolean()),
     vpn_policy: Type.Optional(VpnPolicy),
+    face_match_threshold: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'selfie check: face similarity (0..1) at or above which selfie and document portrait match',
+      }),
+    ),
+    liveness_review_threshold: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'selfie check: an advisory liveness score below this sends the flow to review (never rejects)',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'CheckPolicyIn' },
 );
@@ -88,6 +104,8 @@ export const CheckPolicyOut = Type.Object(
     fatf_grey_handling: FatfGreyHandling,
     four_eyes_required: Type.Boolean(),
     vpn_policy: VpnPolicy,
+    face_match_threshold: Type.Number(),
+    liveness_review_threshold: Type.Number(),
     policy_version: Type.String(),
   },
   { title: 'CheckPolicy' },

@@ -59,6 +59,17 @@ const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Description = Type.String({ maxLength: 2000 });
 const RequiredChecks = Type.Array(CheckType, { minItems: 1, uniqueItems: true });
 const DocTypes = Type.Array(DocumentType, { uniqueItems: true });
+const IssuingCountries = Type.Array(
+  Type.String({
+    pattern: '^[A-Za-z<]{1,3}$',
+    description: 'ICAO 9303 issuing-state code as in the MRZ, e.g. DEU, D, UTO',
+  }),
+  {
+    uniqueItems: true,
+    maxItems: 300,
+    description: 'issuing states the document check accepts (from the MRZ); empty = any',
+  },
+);
 const Datasets = Type.Array(AmlDataset, { minItems: 1, uniqueItems: true });
 const Intake = Type.Array(IntakeField, { uniqueItems: true });
 const RequiredDocs = Type.Array(RequiredDocument, { maxItems: 10 });
@@ -70,6 +81,7 @@ export const FlowTemplateCreateIn = Type.Object(
     description: Type.Optional(Nullable(Description)),
     required_checks: RequiredChecks,
     allowed_document_types: Type.Optional(DocTypes),
+    allowed_issuing_countries: Type.Optional(IssuingCountries),
     default_datasets: Type.Optional(Nullable(Datasets)),
     document_capture_mode: Type.Optional(DocumentCaptureMode),
     passport_nfc_behavior: Type.Optional(PassportNfcBehavior),
@@ -89,6 +101,7 @@ export const FlowTemplatePatchIn = Type.Object(
     archived: Type.Optional(Nullable(Type.Boolean())),
     required_checks: Type.Optional(Nullable(RequiredChecks)),
     allowed_document_types: Type.Optional(Nullable(DocTypes)),
+    allowed_issuing_countries: Type.Optional(Nullable(IssuingCountries)),
     default_datasets: Type.Optional(Nullable(Datasets)),
     document_capture_mode: Type.Optional(Nullable(DocumentCaptureMode)),
     passport_nfc_behavior: Type.Optional(Nullable(PassportNfcBehavior)),
@@ -109,6 +122,7 @@ export const FlowTemplateOut = Type.Object(
     archived_at: NullableTimestamp,
     required_checks: Type.Array(CheckType),
     allowed_document_types: Type.Array(DocumentType),
+    allowed_issuing_countries: Type.Array(Type.String()),
     default_datasets: Nullable(Type.Array(AmlDataset)),
     document_capture_mode: DocumentCaptureMode,
     passport_nfc_behavior: PassportNfcBehavior,

@@ -45,6 +45,8 @@ import { knownOrigins } from './http/cors.js';
 import { buildOpenApi } from './http/openapi.js';
 import { Router } from './http/router.js';
 import { createHttpApp, InFlight } from './http/server.js';
+import { startDocumentAnalyzeWorker } from './identity/document-analysis.js';
+import { IdentityPool } from './identity/identity-pool.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { startMonitorWorkers } from './monitors/monitor-jobs.js';
@@ -282,6 +284,8 @@ function apiRoutes(d: {
   documentDeps: DocumentDeps;
   webhookDeps: Parameters<typeof webhookRoutes>[0];
   sessionSettings: SessionSettings;
+  /** the S3 endpoint in use (undefined = AWS): document previews come from there */
+  s3Endpoint: string | undefined;
 }) {
   const { config, log, sql, redis, bus, kv, metrics, readiness, openapi, datasetDeps, refreshFatf } = d;
   const { flowDeps, documentDeps, webhookDeps, sessionSettings } = d;
@@ -317,7 +321,15 @@ function apiRoutes(d: {
     ...webhookRoutes(webhookDeps),
     ...batchRoutes({ sql, bus }),
     ...monitorRoutes({ sql, bus }),
-    ...dashboardRoutes(),
+    ...dashboardRoutes({
+      // document previews are presigned GETs on the object store: the dashboard shows them as images
+      imageOrigins: d.s3Endpoint
+        ? [new URL(d.s3Endpoint).origin]
+        : [
+            `https://${config.S3_BUCKET}.s3.${config.S3_REGION}.amazonaws.com`,
+            `https://s3.${config.S3_REGION}.amazonaws.com`,
+          ],
+    }),
   ];
 }
 
@@ -364,6 +376,21 @@ async function startWorkers(
   );
   started.push(await startFlowWorker({ ...flowDeps, log }));
   started.push(await startDocumentVerifyWorker(documentDeps));
+  // identity threads (OCR + face models): only in processes that run jobs, started by the first image
+  const identityPool = new IdentityPool(config.IDENTITY_THREADS, config.IDENTITY_MAX_QUEUE, log);
+  started.push({ stop: () => identityPool.close() });
+  started.push(
+    await startDocumentAnalyzeWorker({
+      sql,
+      store,
+      bus,
+      log,
+      pool: identityPool,
+      maxBytes: config.DOCUMENT_MAX_BYTES,
+      concurrency: config.IDENTITY_THREADS,
+      onAnalysed: (tenantId, flowId) => resumeFlowAfterDocuments(flowDeps)(tenantId, flowId),
+    }),
+  );
   const erasureDeps = { sql, store, bus, log };
   started.push(await startErasureWorker(erasureDeps));
   const resumed = await resumeErasures(erasureDeps);
@@ -442,6 +469,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     documentDeps,
     webhookDeps,
     sessionSettings,
+    s3Endpoint: s3.endpoint,
   });
   for (const r of routes) router.add(r);
   // the dashboard's static pages are not part of the API contract

@@ -94,6 +94,18 @@ const Env = Type.Object({
     description:
       'milliseconds before each retry of a dataset build that failed on a passing S3/Postgres error',
   }),
+  IDENTITY_THREADS: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 1,
+    description: 'Piscina threads reading documents and analysing faces (each loads the OCR and face models)',
+  }),
+  IDENTITY_MAX_QUEUE: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 64,
+    description: 'images waiting for an identity thread beyond this are refused (503 overloaded)',
+  }),
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, default: 1024 * 1024 }),
   SHUTDOWN_GRACE_MS: Type.Integer({
     minimum: 0,

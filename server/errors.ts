@@ -55,6 +55,12 @@ export const ERRORS = {
     message: 'The operation is not supported in the current state',
     loc: ['path', 'flow_id'],
   },
+  biometric_consent_required: {
+    status: 422,
+    message:
+      'This flow needs biometric processing (selfie / face match): the applicant must give consent.biometric = true',
+    loc: ['body', 'applicant', 'consent', 'biometric'],
+  },
   rate_limited: { status: 429, message: 'Too many requests' },
   login_locked: { status: 429, message: 'Too many failed sign-in attempts; try again later' },
   internal_error: { status: 500, message: 'Internal error' },

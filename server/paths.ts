@@ -22,4 +22,5 @@ function findRoot(): string {
 export const ROOT = findRoot();
 export const MIGRATIONS_DIR = join(ROOT, 'server', 'db', 'migrations');
 export const MATCHER_WORKER = join(ROOT, 'dist', 'matcher', 'worker.js');
+export const IDENTITY_WORKER = join(ROOT, 'dist', 'identity', 'worker.js');
 export const DEMO_DATASET_DIR = join(ROOT, 'ingest', 'fixtures', 'demo');

@@ -10,6 +10,7 @@ import type { ApplicantErasureOut, ApplicantOut, ApplicantPatchIn } from '../../
 import type { CheckBatchOut } from '../../schemas/batches.js';
 import type { CheckOut } from '../../schemas/checks.js';
 import type { DatasetVersionOut } from '../../schemas/datasets.js';
+import type { DocumentOut } from '../../schemas/documents.js';
 import type { FlowDecideIn, FlowOut } from '../../schemas/flows.js';
 import type { MonitorOut } from '../../schemas/monitors.js';
 import type { OperatorOut } from '../../schemas/operators.js';
@@ -23,6 +24,7 @@ export type {
   CheckOut,
   CheckPolicyOut,
   DatasetVersionOut,
+  DocumentOut,
   FlowOut,
   MonitorOut,
   OperatorOut,
@@ -32,6 +34,15 @@ export type Role = OperatorOut['role'];
 
 /** GET /v1/dataset_versions (server/datasets/dataset-operator-routes.ts): no source URIs, only formats. */
 export type DatasetVersionSummary = Omit<DatasetVersionOut, 'sources'> & { formats: string[] };
+
+/** GET …/documents/{id}/preview (schemas/documents.ts DocumentPreviewOut). */
+export interface DocumentPreviewOut {
+  url: string;
+  method: 'GET';
+  content_type: string;
+  expires_in: number;
+  expires_at: string;
+}
 
 export interface Session {
   operator: OperatorOut;
@@ -182,6 +193,11 @@ export const decideFlow = (id: string, body: FlowDecideIn) =>
   request<FlowOut>('POST', `/v1/flows/${encodeURIComponent(id)}/decide`, { body });
 export const rerunAml = (id: string) =>
   request<Record<string, unknown>>('POST', `/v1/flows/${encodeURIComponent(id)}/checks/aml_screen/rerun`);
+export const previewDocument = (flowId: string, documentId: string) =>
+  request<DocumentPreviewOut>(
+    'GET',
+    `/v1/flows/${encodeURIComponent(flowId)}/documents/${encodeURIComponent(documentId)}/preview`,
+  );
 export const listChecks = (q: Query) => request<Page<CheckOut>>('GET', '/v1/checks', { query: q });
 
 // ---- applicants

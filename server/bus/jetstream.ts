@@ -23,6 +23,7 @@ export const JOB_KINDS = [
   'dataset_feed',
   'applicant_erase',
   'document_verify',
+  'document_analyze',
   'webhook_delivery',
   'flow_process',
   'batch_chunk',

@@ -5,6 +5,7 @@ import type { AmlDataset } from '../../schemas/common.js';
 import type { FlowDecision } from '../../schemas/flows.js';
 import type { FatfState } from '../fatf/fatf-store.js';
 import type { ClientMetadata } from '../flows/client-metadata.js';
+import type { IdentityInputs } from '../identity/identity-inputs.js';
 import type { CheckPolicy } from '../policy/check-policy.js';
 
 /**
@@ -53,6 +54,16 @@ export interface CheckInput {
   mode: 'sync' | 'async';
   datasets: AmlDataset[];
   policy: CheckPolicy;
+  /** what the upload check types (document, selfie) check: given by the flow job once every input is read */
+  uploads?: UploadInputs;
+}
+
+/** A flow's read uploads and what the template and the applicant allow (server/identity/). */
+export interface UploadInputs {
+  identity: IdentityInputs;
+  template: { allowed_document_types: string[]; allowed_issuing_countries: string[] };
+  /** the applicant's consent.biometric */
+  biometric_consent: boolean;
 }
 
 /** Screens one subject: the matcher pool (with metrics), or an in-process index (promotion delta rescreens). */

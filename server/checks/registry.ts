@@ -3,12 +3,14 @@ import type { CheckTypeDef } from './check-type.js';
 import { amlScreen } from './types/aml-screen.js';
 import { countryRisk } from './types/country-risk.js';
 import { deviceFingerprint } from './types/device-fingerprint.js';
+import { documentType } from './types/document.js';
 import { ipRisk } from './types/ip-risk.js';
+import { selfieType } from './types/selfie.js';
 
 /** Every check type the service can run: one line each (see "How to add a check type" in docs/decisions.md).
  * A Map, so a template naming an unregistered type is simply unknown here. */
 export const CHECK_TYPES: ReadonlyMap<string, CheckTypeDef> = new Map<CheckType, CheckTypeDef>(
-  [amlScreen, countryRisk, ipRisk, deviceFingerprint].map((t) => [t.type, t]),
+  [amlScreen, countryRisk, ipRisk, deviceFingerprint, documentType, selfieType].map((t) => [t.type, t]),
 );
 
 export const checkType = (type: string): CheckTypeDef | undefined => CHECK_TYPES.get(type);

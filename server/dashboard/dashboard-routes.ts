@@ -30,19 +30,21 @@ const TEXT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** Same-origin everything; no inline script; the API is on the same origin. */
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** Same-origin everything; no inline script; the API is on the same origin. Images may also come from the object
+ * store (presigned previews of identity documents and selfies). */
+const csp = (imageOrigins: string[]) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    ["img-src 'self' data:", ...imageOrigins].join(' '),
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 
 const COMMON_HEADERS = {
   'x-content-type-options': 'nosniff',
@@ -79,8 +81,9 @@ const NotBuilt = {
 };
 const Html = { description: 'The dashboard page (text/html)' };
 
-export function dashboardRoutes(opts: { dir?: string } = {}) {
+export function dashboardRoutes(opts: { dir?: string; imageOrigins?: string[] } = {}) {
   const dir = opts.dir ?? DEFAULT_DASHBOARD_DIR;
+  const CSP = csp(opts.imageOrigins ?? []);
   // read once the build exists; until then every request looks again (a build after start is picked up)
   let bundle: Bundle | undefined;
   const current = (): Bundle => {

@@ -16,7 +16,7 @@ import { actorOf, writeAudit } from '../audit/audit.js';
 import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import { type Sql, transaction } from '../db/sql.js';
-import { ApiError } from '../errors.js';
+import { ApiError, invalid } from '../errors.js';
 import type { RequestInfo } from '../http/router.js';
 import type { Logger } from '../log.js';
 import type { ObjectStore } from '../storage/s3.js';
@@ -31,8 +31,19 @@ export interface DocumentDeps {
   uploadTtlSeconds: number;
   previewTtlSeconds: number;
   /** moves an AWAITING_INPUT flow on (wired to flow processing in app.ts; see flow-resume.ts) */
-  resumeFlow?: (tenantId: string, flowId: string) => Promise<void>;
+  resumeFlow?: (tenantId: string, flowId: string) => Promise<boolean>;
 }
+
+/** Upload types the identity worker reads (documents: MRZ + portrait; selfie: faces). Others (proof_of_address)
+ * are stored and verified only. */
+export const ANALYSED_DOC_TYPES: ReadonlySet<string> = new Set([
+  'id_document',
+  'passport',
+  'id_card',
+  'driving_license',
+  'residence_permit',
+  'selfie',
+]);
 
 export interface DocumentRow {
   id: string;
@@ -52,6 +63,8 @@ export interface DocumentRow {
   updated_at: Date;
   completed_at: Date | null;
   verified_at: Date | null;
+  /** selected by the reads below (analysisStatus) */
+  analysis_status?: DocumentOut['analysis_status'];
 }
 
 export function documentOut(d: DocumentRow): DocumentOut {
@@ -68,6 +81,7 @@ export function documentOut(d: DocumentRow): DocumentOut {
     updated_at: d.updated_at.toISOString(),
     completed_at: d.completed_at?.toISOString() ?? null,
     verified_at: d.verified_at?.toISOString() ?? null,
+    analysis_status: d.analysis_status ?? null,
   };
 }
 
@@ -83,17 +97,28 @@ export async function createDocument(
   req: RequestInfo,
 ) {
   const { sql, store } = deps;
-  const [flow] = await sql<{ id: string; applicant_id: string; status: string }[]>`
-    select f.id, f.applicant_id, f.status from flows f
+  const [flow] = await sql<
+    {
+      id: string;
+      applicant_id: string;
+      status: string;
+      allowed_document_types: string[] | null;
+      required_checks: string[] | null;
+      consent: { biometric?: boolean } | null;
+    }[]
+  >`
+    select f.id, f.applicant_id, f.status, t.allowed_document_types, t.required_checks, a.consent from flows f
     join applicants a on a.id = f.applicant_id and a.tenant_id = f.tenant_id
+    left join flow_templates t on t.id = f.flow_template_id
     where f.id = ${flowId} and f.tenant_id = ${tenantId} and a.erased_at is null`;
   if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
   if (TERMINAL_FLOW.has(flow.status)) {
     throw new ApiError('conflict', { message: `The flow is ${flow.status}: it accepts no more documents` });
   }
+  const side = input.side ?? 'single';
+  assertUploadAllowed(flow, input.doc_type, side);
   const id = randomUUID();
   const mime: DocumentMimeType = input.mime_type ?? 'image/jpeg';
-  const side = input.side ?? 'single';
   const key = documentKey(tenantId, flow.applicant_id, id);
   const expiresIn = deps.uploadTtlSeconds;
   const url = await getSignedUrl(
@@ -138,9 +163,60 @@ export async function createDocument(
   };
 }
 
+/** The template decides what a flow accepts: `allowed_document_types` (when set), a selfie only on a template with
+ * the selfie check and only with the applicant's biometric consent (docs/decisions.md, "Identity verification"). */
+function assertUploadAllowed(
+  flow: {
+    allowed_document_types: string[] | null;
+    required_checks: string[] | null;
+    consent: { biometric?: boolean } | null;
+  },
+  docType: string,
+  side: string,
+): void {
+  if (docType === 'selfie') {
+    if (!flow.required_checks?.includes('selfie')) {
+      throw invalid(
+        ['body', 'doc_type'],
+        "selfie uploads are accepted only on flows whose template has the 'selfie' check",
+        'not_allowed',
+      );
+    }
+    if (side !== 'single') throw invalid(['body', 'side'], 'a selfie has side "single"', 'value_error');
+    if (flow.consent?.biometric !== true) {
+      throw new ApiError('biometric_consent_required', {
+        loc: ['body', 'doc_type'],
+        details: { field: 'applicant.consent.biometric' },
+      });
+    }
+    return;
+  }
+  const allowed = flow.allowed_document_types ?? [];
+  if (allowed.length && !allowed.includes(docType)) {
+    throw invalid(
+      ['body', 'doc_type'],
+      `"${docType}" is not in the template's allowed_document_types (${allowed.join(', ')})`,
+      'not_allowed',
+    );
+  }
+}
+
+const IDENTITY_CHECKS = ['document', 'selfie'];
+
+/** `analysis_status` of the document row `d`: read (`done`), waiting for the identity worker (`pending`: a type it
+ * reads, on a flow whose template has an identity check), or not read at all (`not_applicable`). */
+const analysisStatus = (sql: Sql) => sql`
+  case when d.upload_status <> 'verified' then null
+       when exists (select 1 from document_readings r where r.document_id = d.id) then 'done'
+       when d.doc_type = any(${[...ANALYSED_DOC_TYPES]}::text[]) and exists (
+         select 1 from flows f join flow_templates t on t.id = f.flow_template_id
+         where f.id = d.flow_id and t.required_checks && ${IDENTITY_CHECKS}::text[]) then 'pending'
+       else 'not_applicable' end as analysis_status`;
+
 async function documentOf(sql: Sql, tenantId: string, flowId: string, id: string): Promise<DocumentRow> {
   const [d] = await sql<DocumentRow[]>`
-    select d.* from documents d
+    select d.*, ${analysisStatus(sql)}
+    from documents d
     join applicants a on a.id = d.applicant_id and a.tenant_id = d.tenant_id
     where d.id = ${id} and d.flow_id = ${flowId} and d.tenant_id = ${tenantId} and a.erased_at is null`;
   if (!d) throw new ApiError('not_found', { message: 'Document not found' });
@@ -157,12 +233,19 @@ export async function listFlowDocuments(deps: DocumentDeps, tenantId: string, fl
     select f.id from flows f join applicants a on a.id = f.applicant_id and a.tenant_id = f.tenant_id
     where f.id = ${flowId} and f.tenant_id = ${tenantId} and a.erased_at is null`;
   if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
+  return { items: await flowDocuments(sql, tenantId, flowId), next_cursor: null };
+}
+
+/** A flow's documents as the API shows them (also inside GET /v1/flows/{id}), oldest first. */
+export async function flowDocuments(sql: Sql, tenantId: string, flowId: string): Promise<DocumentOut[]> {
   const rows = await sql<DocumentRow[]>`
-    select * from documents where tenant_id = ${tenantId} and flow_id = ${flowId} order by seq limit 200`;
-  return { items: rows.map(documentOut), next_cursor: null };
+    select d.*, ${analysisStatus(sql)}
+    from documents d where d.tenant_id = ${tenantId} and d.flow_id = ${flowId} order by d.seq limit 200`;
+  return rows.map(documentOut);
 }
 
 export const verifyJobId = (documentId: string) => `document_verify:${documentId}`;
+export const analyzeJobId = (documentId: string) => `document_analyze:${documentId}`;
 
 /** The client says the bytes are uploaded: pending|uploaded → uploaded, and the verification job is queued. */
 export async function completeDocument(
@@ -238,6 +321,11 @@ type Rejection = NonNullable<DocumentOut['rejection_reason']>;
 export async function verifyDocument(deps: DocumentDeps, documentId: string): Promise<UploadStatus | 'noop'> {
   const { sql, store } = deps;
   const [d] = await sql<DocumentRow[]>`select * from documents where id = ${documentId}`;
+  if (d?.upload_status === 'verified') {
+    // a redelivery after the update: what follows verification may not have happened (publish failed)
+    await afterVerified(deps, d);
+    return 'noop';
+  }
   if (d?.upload_status !== 'uploaded') return 'noop';
   let size: number | undefined;
   let reason: Rejection | undefined;
@@ -279,61 +367,35 @@ export async function verifyDocument(deps: DocumentDeps, documentId: string): Pr
     request_id: null,
     details: { flow_id: d.flow_id, ...(reason ? { reason } : {}), size_bytes: size ?? null },
   });
-  if (!reason) await onDocumentsComplete(deps, d.tenant_id, d.flow_id);
+  if (!reason) await afterVerified(deps, d);
   return status;
 }
 
-interface RequiredDocument {
-  min?: number;
-  side?: string;
-  types?: string[];
-}
-
-/** Whether a flow's verified documents satisfy its template's required_documents. */
-export async function requiredDocumentsSatisfied(
-  sql: Sql,
-  tenantId: string,
-  flowId: string,
-): Promise<boolean> {
-  const [t] = await sql<{ required_documents: RequiredDocument[] | null }[]>`
-    select ft.required_documents from flows f join flow_templates ft on ft.id = f.flow_template_id
-    where f.id = ${flowId} and f.tenant_id = ${tenantId}`;
-  const required = t?.required_documents ?? [];
-  const docs = await sql<{ doc_type: string; side: string }[]>`
-    select doc_type, side from documents
-    where tenant_id = ${tenantId} and flow_id = ${flowId} and upload_status = 'verified'`;
-  return required.every((r) => {
-    const n = docs.filter(
-      (d) => (!r.types?.length || r.types.includes(d.doc_type)) && (!r.side || r.side === d.side),
-    ).length;
-    return n >= (r.min ?? 1);
-  });
+/** A verified upload the identity worker reads is queued for it (the flow moves on once it is read); any other
+ * (proof_of_address) counts at once. */
+async function afterVerified(deps: DocumentDeps, d: DocumentRow): Promise<void> {
+  const [reads] = await deps.sql<{ analysis_status: string | null }[]>`
+    select ${analysisStatus(deps.sql)} from documents d where d.id = ${d.id}`;
+  if (reads?.analysis_status === 'pending') {
+    await deps.bus.publishJob('document_analyze', { document_id: d.id }, analyzeJobId(d.id));
+    return;
+  }
+  await onDocumentsComplete(deps, d.tenant_id, d.flow_id);
 }
 
 /**
- * Hook into flow processing: called whenever a document of a flow is verified. When the flow waits in
- * AWAITING_INPUT and its template's required documents are all verified, the flow is handed back to flow
- * processing (deps.resumeFlow: AWAITING_INPUT → PROCESSING and a `flow_process` job). Returns whether it was.
+ * Hook into flow processing: called whenever an upload of a flow is ready (verified, and read when it is a type the
+ * identity worker reads). deps.resumeFlow moves a flow waiting in AWAITING_INPUT whose inputs are now all there back
+ * to processing (see flow-resume.ts). Returns whether it did.
  */
 export async function onDocumentsComplete(
-  deps: Pick<DocumentDeps, 'sql' | 'log' | 'resumeFlow'>,
+  deps: Pick<DocumentDeps, 'log' | 'resumeFlow'>,
   tenantId: string,
   flowId: string,
 ): Promise<boolean> {
-  const [f] = await deps.sql<{ status: string }[]>`
-    select status from flows where id = ${flowId} and tenant_id = ${tenantId}`;
-  if (f?.status !== 'AWAITING_INPUT') return false;
-  if (!(await requiredDocumentsSatisfied(deps.sql, tenantId, flowId))) return false;
   if (!deps.resumeFlow) {
     deps.log.warn({ flow_id: flowId }, 'documents complete but no flow processing is wired');
     return false;
   }
-  try {
-    await deps.resumeFlow(tenantId, flowId);
-  } catch (err) {
-    // e.g. a concurrent POST /process moved the flow first: nothing left to do
-    deps.log.warn({ err, flow_id: flowId }, 'flow not resumed after documents');
-    return false;
-  }
-  return true;
+  return deps.resumeFlow(tenantId, flowId);
 }

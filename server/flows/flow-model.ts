@@ -16,6 +16,7 @@ export interface FlowRow {
   datasets: NonNullable<FlowOut['datasets']>;
   client_metadata: Record<string, unknown>;
   extracted_fields: Record<string, unknown>;
+  extracted_field_sources?: Record<string, string>;
   failure_reason: string | null;
   policy_version: string | null;
   process_run: number;
@@ -38,7 +39,11 @@ export function resultOf(status: FlowOut['status']): FlowResult {
   }
 }
 
-export function flowOut(f: FlowRow, checks: CheckRow[] | undefined): FlowOut {
+export function flowOut(
+  f: FlowRow,
+  checks: CheckRow[] | undefined,
+  documents: Record<string, unknown>[] = [],
+): FlowOut {
   return {
     id: f.id,
     applicant_id: f.applicant_id,
@@ -50,7 +55,7 @@ export function flowOut(f: FlowRow, checks: CheckRow[] | undefined): FlowOut {
     execution_mode: f.execution_mode,
     datasets: f.datasets,
     ...(checks ? { checks: checks.map(checkOut) } : {}),
-    documents: [],
+    documents,
     client_metadata: f.client_metadata,
     extracted_fields: f.extracted_fields,
     failure_reason: f.failure_reason,
@@ -78,16 +83,18 @@ export function flowOutB(
   f: FlowRow,
   checks: CheckRow[],
   template: { name: string; checks_only: boolean } | null,
+  documents: Record<string, unknown>[] = [],
 ): FlowOutB {
-  const { status, decision: _d, result: _r, ...rest } = flowOut(f, checks);
+  const { status, decision: _d, result: _r, ...rest } = flowOut(f, checks, documents);
   const outcome = OUTCOME[status];
   return {
     ...rest,
     kind: template && !template.checks_only ? 'document_verification' : 'checks_only',
     state: status.toLowerCase() as FlowOutB['state'],
     ...(outcome ? { outcome } : {}),
+    // where each extracted field came from: `mrz` for what the document check read (flows.extracted_field_sources)
     extracted_field_sources: Object.fromEntries(
-      Object.keys(f.extracted_fields).map((k) => [k, 'applicant_input']),
+      Object.keys(f.extracted_fields).map((k) => [k, f.extracted_field_sources?.[k] ?? 'applicant_input']),
     ),
     template_name: template?.name ?? null,
   };

@@ -24,19 +24,22 @@ import {
   rememberAlerts,
   runChecks,
 } from '../checks/recorder.js';
-import { isChecksOnly, runsWithoutUploads } from '../checks/registry.js';
+import { checkType, isChecksOnly, runsWithoutUploads } from '../checks/registry.js';
 import { decideFlow } from '../checks/rules.js';
 import { subjectName } from '../checks/types/aml-screen.js';
 import { json, type Sql, type Tx, transaction } from '../db/sql.js';
+import { ANALYSED_DOC_TYPES, flowDocuments } from '../documents/document-service.js';
 import { ApiError, invalid } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
 import type { RequestInfo } from '../http/router.js';
+import { differsFrom, documentApplicant, extractedFields } from '../identity/extracted.js';
+import { identityInputs } from '../identity/identity-inputs.js';
 import type { Metrics } from '../metrics.js';
 import { type OutboxRow, outboxEvent, writeEvents } from '../outbox/outbox.js';
 import { type CheckPolicy, checkPolicyFor } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 import { poolScreener } from '../screening/pool-screener.js';
-import { templateAndPolicy, templateById } from '../templates/template-store.js';
+import { type TemplateRow, templateAndPolicy, templateById } from '../templates/template-store.js';
 import { type ClientMetadata, captureClientMetadata } from './client-metadata.js';
 import { type FlowRow, flowOut, flowOutB } from './flow-model.js';
 import { assertCan, isTerminal, statusForDecision } from './flow-states.js';
@@ -269,6 +272,10 @@ function admitFlow(
     );
   }
   const a = input.applicant;
+  if (template.required_checks.includes('selfie') && a.consent?.biometric !== true) {
+    // the selfie check compares faces: biometric processing needs the applicant's explicit consent
+    throw new ApiError('biometric_consent_required', { details: { template_slug: template.slug } });
+  }
   const name = subjectName(a);
   if (template.required_checks.includes('aml_screen') && !name) {
     throw invalid(
@@ -338,7 +345,11 @@ async function flowChecks(sql: Sql | Tx, tenantId: string, flowId: string): Prom
 
 export async function getFlow(sql: Sql, tenantId: string, flowId: string): Promise<FlowOut> {
   const flow = await loadFlow(sql, tenantId, flowId);
-  return flowOut(flow, await flowChecks(sql, tenantId, flowId));
+  const [checks, documents] = await Promise.all([
+    flowChecks(sql, tenantId, flowId),
+    flowDocuments(sql, tenantId, flowId),
+  ]);
+  return flowOut(flow, checks, documents);
 }
 
 export interface FlowJob {
@@ -350,9 +361,11 @@ export interface FlowJob {
 export const flowJobId = (j: FlowJob) => `flow_process-${j.flow_id}-${j.run}`;
 
 /**
- * POST /process: PENDING | AWAITING_INPUT → PROCESSING, one allowance unit, and the job, atomically. The job is
- * published inside the transaction: if publishing fails nothing changed; if the commit fails after publishing,
- * the worker finds the run was never committed and drops the job (see handleFlowJob).
+ * POST /process: PENDING | AWAITING_INPUT → PROCESSING and the job, atomically; the allowance unit is consumed on
+ * the first move out of PENDING only (a flow resumed after its uploads, or a repeated /process while it awaits
+ * input, is not charged again). The job is published inside the transaction: if publishing fails nothing changed;
+ * if the commit fails after publishing, the worker finds the run was never committed and drops the job (see
+ * handleFlowJob).
  */
 export async function startProcessing(
   deps: FlowDeps,
@@ -362,7 +375,8 @@ export async function startProcessing(
   await transaction(deps.sql, async (tx) => {
     const flow = await loadFlow(tx, tenant.tenant_id, flowId, true);
     assertCan(flow.status, 'process', 'PROCESSING');
-    if (tenant.plan === 'self_serve') await consumeAllowance(tx, tenant.tenant_id);
+    if (tenant.plan === 'self_serve' && flow.status === 'PENDING')
+      await consumeAllowance(tx, tenant.tenant_id);
     const run = flow.process_run + 1;
     await tx`
       update flows set status = 'PROCESSING', process_run = ${run}, updated_at = now()
@@ -372,15 +386,33 @@ export async function startProcessing(
   });
 }
 
-/** Which required inputs a flow still lacks: every required check that needs uploads (its check type's
- * `needs_upload`, or a type not registered) and `document` when the template requires documents. */
+/** Which required inputs a flow still lacks: `document` while a required_documents entry is not met by verified
+ * uploads that the identity worker has read (or that are not read, like proof_of_address), `selfie` while a
+ * template with the selfie check has no read selfie. */
 export async function missingInputs(
-  _sql: Sql,
-  _flow: FlowRow,
-  template: { required_checks: string[]; required_documents: unknown[] },
+  sql: Sql,
+  flow: Pick<FlowRow, 'id' | 'tenant_id'>,
+  template: Pick<TemplateRow, 'required_checks' | 'required_documents'>,
 ): Promise<string[]> {
-  const missing = template.required_checks.filter((c) => !runsWithoutUploads(c));
-  if (template.required_documents.length && !missing.includes('document')) missing.push('document');
+  const needsSelfie = template.required_checks.includes('selfie');
+  if (!template.required_documents.length && !needsSelfie) return [];
+  const docs = await sql<{ doc_type: string; side: string; analysed: boolean }[]>`
+    select d.doc_type, d.side, exists(select 1 from document_readings r where r.document_id = d.id) as analysed
+    from documents d
+    where d.tenant_id = ${flow.tenant_id} and d.flow_id = ${flow.id} and d.upload_status = 'verified'`;
+  const ready = docs.filter((d) => d.analysed || !ANALYSED_DOC_TYPES.has(d.doc_type));
+  const missing: string[] = [];
+  const docsMet = template.required_documents.every(
+    (r) =>
+      ready.filter(
+        (d) =>
+          d.doc_type !== 'selfie' &&
+          (!r.types?.length || r.types.includes(d.doc_type as never)) &&
+          (!r.side || r.side === d.side),
+      ).length >= (r.min ?? 1),
+  );
+  if (!docsMet) missing.push('document');
+  if (needsSelfie && !ready.some((d) => d.doc_type === 'selfie')) missing.push('selfie');
   return missing;
 }
 
@@ -406,10 +438,44 @@ function flowCheckContext(
   };
 }
 
-async function applicantData(sql: Sql, tenantId: string, applicantId: string): Promise<ApplicantData> {
-  const [a] = await sql<(ApplicantData & { address: Record<string, string> })[]>`
+/** Moves a flow waiting in AWAITING_INPUT whose inputs are all there back to processing (the system's POST
+ * /process: no charge, see startProcessing). Returns whether it did; a concurrent move (another upload, a client's
+ * /process) makes it a no-op. */
+export async function resumeIfInputsComplete(
+  deps: FlowDeps,
+  tenantId: string,
+  flowId: string,
+): Promise<boolean> {
+  const { sql } = deps;
+  const [f] = await sql<FlowRow[]>`select * from flows where id = ${flowId} and tenant_id = ${tenantId}`;
+  if (f?.status !== 'AWAITING_INPUT' || !f.flow_template_id) return false;
+  const template = await templateById(sql, tenantId, f.flow_template_id);
+  if (!template || (await missingInputs(sql, f, template)).length) return false;
+  const [t] = await sql<
+    { plan: 'self_serve' | 'contract' }[]
+  >`select plan from tenants where id = ${tenantId}`;
+  if (!t) return false;
+  try {
+    await startProcessing(
+      deps,
+      { kind: 'secret', tenant_id: tenantId, key_id: 'system:documents', plan: t.plan, allowed_origins: [] },
+      flowId,
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'unsupported_operation') return false;
+    throw err;
+  }
+}
+
+interface ApplicantRow extends ApplicantData {
+  consent: { biometric?: boolean } | null;
+}
+
+async function applicantData(sql: Sql, tenantId: string, applicantId: string): Promise<ApplicantRow> {
+  const [a] = await sql<(ApplicantRow & { address: Record<string, string> })[]>`
     select external_id, entity_type, legal_name_first, legal_name_middle, legal_name_last, business_name,
-           dob, nationality, address
+           dob, nationality, address, consent
     from applicants where id = ${applicantId} and tenant_id = ${tenantId}`;
   if (!a) throw new Error(`applicant ${applicantId} not found`);
   return { ...a, address_country: a.address?.address_country ?? null };
@@ -420,10 +486,18 @@ export interface JobFaults {
   afterCheck?(checkType: string): void | Promise<void>;
 }
 
+/** The slot of a processing check: its run_key without the `p<run>:` prefix (`aml_screen`, `document`,
+ * `aml_screen:document`, ...). */
+const slotOf = (runKey: string | null) => (runKey ?? '').slice((runKey ?? '').indexOf(':') + 1);
+
 /**
- * The flow_process worker. Idempotent under redelivery: each check of a run has the run_key `p<run>:<type>`,
- * so a second delivery reuses the checks the first recorded, and the final move out of PROCESSING is guarded by
- * `status = 'PROCESSING' and process_run = <run>`, so it happens once.
+ * The flow_process worker. Idempotent under redelivery and across runs: each check has the run_key
+ * `p<run>:<slot>`, and a slot recorded by any earlier run or delivery of the flow is reused, not run again — so a
+ * flow resumed after its uploads (or a repeated /process while it awaits input) is neither screened nor charged
+ * twice. The final move out of PROCESSING is guarded by `status = 'PROCESSING' and process_run = <run>`, so it
+ * happens once. With every input there, the upload check types (document, selfie) run over what the identity
+ * worker read, the identity the document states is screened as well (aml_screen in slot `aml_screen:document`),
+ * and the rules decide on all of it together.
  */
 export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFaults = {}): Promise<void> {
   const { sql } = deps;
@@ -440,6 +514,7 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
   if (!template) throw new Error(`flow ${flow.id} has no template`);
   const policy = await checkPolicyFor(sql, job.tenant_id);
   const applicant = await applicantData(sql, job.tenant_id, flow.applicant_id);
+  const name = subjectName(applicant) ?? null;
   const input: CheckInput = {
     tenant_id: job.tenant_id,
     flow_id: flow.id,
@@ -450,39 +525,91 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
     policy,
   };
   const prefix = `p${job.run}:`;
-  const existing = new Map(
+  const earlier = new Map(
     (
       await sql<CheckRow[]>`
-        select * from checks where flow_id = ${flow.id} and run_key like ${`${prefix}%`} order by seq`
-    ).map((c) => [c.check_type as string, c]),
+        select * from checks where flow_id = ${flow.id} and run_key like 'p%' order by seq`
+    ).map((c) => [slotOf(c.run_key), c]),
   );
   const recorded: CheckRow[] = [];
-  for (const type of template.required_checks.filter(runsWithoutUploads)) {
-    let row = existing.get(type);
+  const once = async (slot: string, subject: string | null, run: () => Promise<CheckOutcome>) => {
+    let row = earlier.get(slot);
     if (!row) {
-      const [outcome] = await runChecks(checkDeps(deps), [type], input);
-      const rec = buildCheck(
-        outcome as CheckOutcome,
-        flowCheckContext(flow, applicant, policy, 'async', `${prefix}${type}`),
-      );
+      const rec = buildCheck(await run(), {
+        ...flowCheckContext(flow, applicant, policy, 'async', `${prefix}${slot}`),
+        applicant_name: subject,
+      });
       [row] = (await recordChecks(sql, [rec])).rows;
-      await faults.afterCheck?.(type);
+      await faults.afterCheck?.(slot);
     }
     if (row) recorded.push(row);
+  };
+  const single = async (type: string, i: CheckInput) => {
+    const [o] = await runChecks(checkDeps(deps), [type], i);
+    if (!o) throw new Error(`${type} gave no outcome`);
+    return o;
+  };
+  for (const type of template.required_checks.filter(runsWithoutUploads)) {
+    await once(type, name, () => single(type, input));
   }
   const missing = await missingInputs(sql, flow, template);
-  await transaction(sql, async (tx) => {
-    if (missing.length) {
-      await tx`
-        update flows set status = 'AWAITING_INPUT', policy_version = ${policy.policy_version}, updated_at = now()
-        where id = ${flow.id} and status = 'PROCESSING' and process_run = ${job.run}`;
-      return;
+  if (missing.length) {
+    await sql`
+      update flows set status = 'AWAITING_INPUT', policy_version = ${policy.policy_version}, updated_at = now()
+      where id = ${flow.id} and status = 'PROCESSING' and process_run = ${job.run}`;
+    // an upload read while this run was deciding saw PROCESSING and left the flow alone: look again now that the
+    // flow is visibly waiting, so that a flow never stays in AWAITING_INPUT with its inputs there
+    await resumeIfInputsComplete(deps, job.tenant_id, flow.id);
+    return;
+  }
+  let extracted: { fields: Record<string, unknown>; sources: Record<string, string> } | undefined;
+  const uploadTypes = template.required_checks.filter((c) => !runsWithoutUploads(c));
+  if (uploadTypes.length) {
+    const identity = await identityInputs(sql, job.tenant_id, flow.id);
+    const withUploads: CheckInput = {
+      ...input,
+      uploads: {
+        identity,
+        template: {
+          allowed_document_types: template.allowed_document_types,
+          allowed_issuing_countries: template.allowed_issuing_countries,
+        },
+        biometric_consent: applicant.consent?.biometric === true,
+      },
+    };
+    for (const type of uploadTypes) {
+      const def = checkType(type);
+      if (def) await once(type, name, () => def.run(checkDeps(deps), withUploads));
     }
+    const mrz = identity.document?.reading?.mrz;
+    if (mrz) {
+      extracted = extractedFields(mrz, applicant);
+      const docApplicant = documentApplicant(mrz);
+      const docName = subjectName(docApplicant) ?? null;
+      if (
+        template.required_checks.includes('aml_screen') &&
+        docName &&
+        differsFrom(docApplicant, applicant)
+      ) {
+        await once('aml_screen:document', docName, async () => {
+          const o = await single('aml_screen', { ...input, applicant: docApplicant });
+          return { ...o, evidence: { ...o.evidence, subject_source: 'document' } };
+        });
+      }
+    }
+  }
+  await transaction(sql, async (tx) => {
     const decided = decideFlow(recorded, template.default_decision);
     const status = statusForDecision(decided.decision);
     const updated = await tx`
       update flows set status = ${status}, decision = ${decided.decision},
         decision_reason_codes = ${decided.reason_codes}, policy_version = ${policy.policy_version},
+        ${
+          extracted
+            ? tx`extracted_fields = ${json(tx, extracted.fields)},
+                 extracted_field_sources = ${json(tx, extracted.sources)},`
+            : tx``
+        }
         completed_at = now(), updated_at = now()
       where id = ${flow.id} and status = 'PROCESSING' and process_run = ${job.run}
       returning id`;
@@ -552,7 +679,7 @@ export async function decideFlowReview(
     );
     return row;
   });
-  return flowOut(flow, await flowChecks(sql, tenantId, flowId));
+  return flowOut(flow, await flowChecks(sql, tenantId, flowId), await flowDocuments(sql, tenantId, flowId));
 }
 
 /**
@@ -592,7 +719,11 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
     await recordChecks(tx, [rec]);
     if (current.status !== 'NEEDS_REVIEW' || current.reviewed_by || !template) return current;
     const latest = new Map<string, CheckRow>();
-    for (const c of await flowChecks(tx, tenant.tenant_id, flowId)) latest.set(c.check_type, c);
+    // the screen of the document's identity (slot aml_screen:document) is its own line: a rerun of the applicant's
+    // screen does not replace it
+    for (const c of await flowChecks(tx, tenant.tenant_id, flowId)) {
+      latest.set(c.run_key?.endsWith(':aml_screen:document') ? 'aml_screen:document' : c.check_type, c);
+    }
     const decided = decideFlow([...latest.values()], template.default_decision);
     const status = statusForDecision(decided.decision);
     assertCan(current.status, 'rerun', status);
@@ -620,5 +751,6 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
     updated,
     checks,
     template ? { name: template.name, checks_only: isChecksOnly(template) } : null,
+    await flowDocuments(sql, tenant.tenant_id, flowId),
   );
 }

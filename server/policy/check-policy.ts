@@ -1,8 +1,10 @@
+import { FACE_MATCH_THRESHOLD } from '../../identity/face/index.js';
 import { isCountryCode } from '../../ingest/countries.js';
 import { ALGORITHMS, resolvePolicy } from '../../matcher/index.js';
 import type { MatchPolicy } from '../../matcher/types.js';
 import type { AmlDataset } from '../../schemas/common.js';
 import type { CheckPolicyIn, CheckPolicyOut } from '../../schemas/policy.js';
+import { LIVENESS_REVIEW_THRESHOLD } from '../checks/types/selfie.js';
 import { json, type Sql, transaction } from '../db/sql.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 
@@ -16,6 +18,10 @@ export interface CheckPolicy {
   fatf_grey_handling: 'ignore' | 'flag';
   four_eyes_required: boolean;
   vpn_policy: 'allow' | 'review' | 'block';
+  /** selfie check: faceSimilarity at or above which selfie and document portrait are the same person */
+  face_match_threshold: number;
+  /** selfie check: advisory liveness below this → review (never a rejection on its own) */
+  liveness_review_threshold: number;
 }
 
 /** The stored document: everything but the version (which is the row's key). */
@@ -32,13 +38,16 @@ export const DEFAULT_CHECK_POLICY: CheckPolicy = Object.freeze({
   fatf_grey_handling: 'flag',
   four_eyes_required: false,
   vpn_policy: 'review',
+  face_match_threshold: FACE_MATCH_THRESHOLD,
+  liveness_review_threshold: LIVENESS_REVIEW_THRESHOLD,
 }) as CheckPolicy;
 
 export const versionLabel = (v: number | null | undefined): string => (v ? `v${v}` : 'default');
 
 export function policyFromRow(version: number | null, stored: StoredPolicy | null): CheckPolicy {
   if (!version || !stored) return DEFAULT_CHECK_POLICY;
-  return { ...stored, policy_version: versionLabel(version) };
+  // versions stored before a field existed take its default
+  return { ...DEFAULT_CHECK_POLICY, ...stored, policy_version: versionLabel(version) };
 }
 
 /** The policy in force, read from Postgres (flow jobs, reruns, batches and monitors). Sync flows read it together
@@ -103,6 +112,8 @@ export function validatePolicy(input: CheckPolicyIn): StoredPolicy {
     fatf_grey_handling: input.fatf_grey_handling ?? d.fatf_grey_handling,
     four_eyes_required: input.four_eyes_required ?? d.four_eyes_required,
     vpn_policy: input.vpn_policy ?? d.vpn_policy,
+    face_match_threshold: input.face_match_threshold ?? d.face_match_threshold,
+    liveness_review_threshold: input.liveness_review_threshold ?? d.liveness_review_threshold,
   };
 }
 
@@ -118,7 +129,8 @@ export async function putCheckPolicy(sql: Sql, tenantId: string, stored: StoredP
     if (!row) throw new Error('policy insert returned nothing');
     return row.version;
   });
-  return { ...stored, policy_version: versionLabel(version) };
+  // versions stored before a field existed take its default
+  return { ...DEFAULT_CHECK_POLICY, ...stored, policy_version: versionLabel(version) };
 }
 
 export function policyOut(p: CheckPolicy): CheckPolicyOut {
@@ -131,6 +143,8 @@ export function policyOut(p: CheckPolicy): CheckPolicyOut {
     fatf_grey_handling: p.fatf_grey_handling,
     four_eyes_required: p.four_eyes_required,
     vpn_policy: p.vpn_policy,
+    face_match_threshold: p.face_match_threshold,
+    liveness_review_threshold: p.liveness_review_threshold,
     policy_version: p.policy_version,
   };
 }

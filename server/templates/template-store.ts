@@ -20,6 +20,8 @@ export interface TemplateRow {
   description: string | null;
   required_checks: string[];
   allowed_document_types: string[];
+  /** ICAO 9303 issuing-state codes (as in the MRZ) the document check accepts; empty = any */
+  allowed_issuing_countries: string[];
   default_datasets: string[] | null;
   document_capture_mode: string;
   passport_nfc_behavior: string;

@@ -48,6 +48,42 @@ describe('decision rules', () => {
     expect(ruleFor('check_error', policy())).toBe('MANUAL_REVIEW');
   });
 
+  it('rejects an expired document, a forbidden document type or issuing state (accepted readings only raise them)', () => {
+    for (const code of ['document_expired', 'document_type_not_allowed', 'document_country_not_allowed']) {
+      expect(ruleFor(code, policy())).toBe('REJECTED');
+    }
+  });
+
+  it('reviews an unreadable, unconfirmed, low-quality or inconsistent document and one without a face', () => {
+    for (const code of [
+      'document_unreadable',
+      'document_check_digits_invalid',
+      'document_reading_unconfirmed',
+      'document_quality_low',
+      'document_data_mismatch',
+      'document_no_face',
+    ]) {
+      expect(ruleFor(code, policy())).toBe('MANUAL_REVIEW');
+    }
+  });
+
+  it('rejects a selfie of another person; reviews no face, several faces, no portrait, no consent', () => {
+    expect(ruleFor('selfie_face_mismatch', policy())).toBe('REJECTED');
+    for (const code of [
+      'selfie_no_face',
+      'selfie_multiple_faces',
+      'selfie_no_document_face',
+      'biometric_consent_missing',
+    ]) {
+      expect(ruleFor(code, policy())).toBe('MANUAL_REVIEW');
+    }
+  });
+
+  it('sends a low liveness score to review and never rejects on it alone', () => {
+    expect(ruleFor('selfie_liveness_low', policy())).toBe('MANUAL_REVIEW');
+    expect(decideCheck(['selfie_liveness_low'], policy()).decision).toBe('MANUAL_REVIEW');
+  });
+
   it('reviews a code no check type declares (fail safe)', () => {
     expect(ruleFor('something_new', policy())).toBe('MANUAL_REVIEW');
   });

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestVersion } from '../../server/datasets/lifecycle.js';
+import { face, HAS_IDENTITY_DATA, SPECIMEN_TD3, specimenWithPortrait } from '../helpers/identity-images.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 import {
   call,
@@ -267,4 +268,90 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     await shot('15-alert-queue-tablet');
     await signOut();
   });
+
+  it.skipIf(!HAS_IDENTITY_DATA)(
+    'shows an identity flow: the document, extracted fields against the applicant, selfie vs portrait, sub-checks',
+    async () => {
+      const key = tenant.secret_key;
+      const tpl = await call(t.url, 'POST', '/v1/flow_templates', {
+        token: key,
+        body: {
+          slug: 'kyc-id',
+          name: 'KYC with passport and selfie',
+          required_checks: ['document', 'selfie'],
+          required_documents: [{ min: 1, side: 'single', types: ['passport'] }],
+        },
+      });
+      expect(tpl.status).toBe(201);
+      // typed with a different date of birth: the dashboard marks the mismatch
+      const f = await call<Json>(t.url, 'POST', '/v1/flows', {
+        token: key,
+        body: {
+          template_slug: 'kyc-id',
+          applicant: {
+            legal_name_first: 'Anna Maria',
+            legal_name_last: 'Eriksson',
+            dob: '1975-08-12',
+            consent: { biometric: true },
+          },
+        },
+      });
+      const id = f.body.id as string;
+      await call(t.url, 'POST', `/v1/flows/${id}/process`, { token: key });
+      const doc = await specimenWithPortrait(
+        SPECIMEN_TD3,
+        { left: 190, top: 270, width: 180, height: 280 },
+        face('img2.jpg'),
+        { left: 560, top: 170, width: 420, height: 560 },
+      );
+      for (const [docType, bytes] of [
+        ['passport', doc],
+        ['selfie', await readFile(face('img4.jpg'))],
+      ] as const) {
+        const c = await call<{ id: string; upload: { url: string; headers: Record<string, string> } }>(
+          t.url,
+          'POST',
+          `/v1/flows/${id}/documents`,
+          { token: key, body: { doc_type: docType } },
+        );
+        const put = await fetch(c.body.upload.url, {
+          method: 'PUT',
+          headers: c.body.upload.headers,
+          body: bytes,
+        });
+        await put.arrayBuffer();
+        await call(t.url, 'POST', `/v1/flows/${id}/documents/${c.body.id}/complete`, { token: key });
+      }
+      await expect
+        .poll(async () => (await call<Json>(t.url, 'GET', `/v1/flows/${id}`, { token: key })).body.status, {
+          timeout: 120_000,
+          interval: 500,
+        })
+        .toMatch(/NEEDS_REVIEW|REJECTED|APPROVED/);
+      await signIn('analyst');
+      await page.goto(`${t.url}/dashboard/flows/${id}`);
+      await page.getByRole('heading', { name: 'Identity document and selfie' }).waitFor();
+      const img = page.getByAltText('Identity document as uploaded');
+      await img.waitFor();
+      await expect
+        .poll(() => img.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth))
+        .toBeGreaterThan(0);
+      await expect(page.locator('tr[data-field="dob"] .mismatch').count()).resolves.toBe(1);
+      await expect(page.locator('tr[data-field="name"] .ok').count()).resolves.toBe(1);
+      const score = await page.locator('[data-face-match-score]').getAttribute('data-face-match-score');
+      expect(Number(score)).toBeGreaterThan(0);
+      await page.locator('tr[data-sub-check="face_match"]').waitFor();
+      await page.locator('tr[data-sub-check="mrz_found"]').waitFor();
+      await expect
+        .poll(() =>
+          page
+            .getByAltText('Document portrait')
+            .evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth),
+        )
+        .toBeGreaterThan(0);
+      await shot('16-flow-identity', true);
+      await signOut();
+    },
+    180_000,
+  );
 });

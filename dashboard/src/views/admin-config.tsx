@@ -32,6 +32,8 @@ interface PolicyForm {
   vpn_policy: string;
   blocked_countries: string;
   device_velocity_threshold: string;
+  face_match_threshold: string;
+  liveness_review_threshold: string;
   aml: string;
 }
 
@@ -44,6 +46,8 @@ function toForm(p: CheckPolicyOut): PolicyForm {
     vpn_policy: p.vpn_policy,
     blocked_countries: p.blocked_countries.join(', '),
     device_velocity_threshold: String(p.device_velocity_threshold),
+    face_match_threshold: String(p.face_match_threshold),
+    liveness_review_threshold: String(p.liveness_review_threshold),
     aml: JSON.stringify(p.aml_match_policy, null, 2),
   };
 }
@@ -89,6 +93,8 @@ export function AdminPolicy() {
         .map((c) => c.trim().toUpperCase())
         .filter(Boolean),
       device_velocity_threshold: Number(f.device_velocity_threshold),
+      face_match_threshold: Number(f.face_match_threshold),
+      liveness_review_threshold: Number(f.liveness_review_threshold),
       aml_match_policy: aml,
     } as CheckPolicyIn;
     setBusy(true);
@@ -189,6 +195,38 @@ export function AdminPolicy() {
             />
             {issueFor('device_velocity_threshold') && (
               <small class="error-text">{issueFor('device_velocity_threshold')}</small>
+            )}
+          </div>
+          <div class="field">
+            <label for="pol-face">Face match threshold (selfie)</label>
+            <input
+              id="pol-face"
+              type="number"
+              min={0}
+              max={1}
+              step={0.01}
+              value={f.face_match_threshold}
+              onInput={(e) => set('face_match_threshold', e.currentTarget.value)}
+              aria-invalid={!!issueFor('face_match_threshold')}
+            />
+            {issueFor('face_match_threshold') && (
+              <small class="error-text">{issueFor('face_match_threshold')}</small>
+            )}
+          </div>
+          <div class="field">
+            <label for="pol-liveness">Liveness review threshold (advisory)</label>
+            <input
+              id="pol-liveness"
+              type="number"
+              min={0}
+              max={1}
+              step={0.01}
+              value={f.liveness_review_threshold}
+              onInput={(e) => set('liveness_review_threshold', e.currentTarget.value)}
+              aria-invalid={!!issueFor('liveness_review_threshold')}
+            />
+            {issueFor('liveness_review_threshold') && (
+              <small class="error-text">{issueFor('liveness_review_threshold')}</small>
             )}
           </div>
           <div class="field field-wide">

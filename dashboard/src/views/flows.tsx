@@ -18,6 +18,7 @@ import {
   useFocusHeading,
   useSession,
 } from '../ui';
+import { IdentitySection } from './identity';
 
 // kept here (type-checked against schemas/) so that TypeBox stays out of the bundle
 const FLOW_STATUSES = [
@@ -331,6 +332,7 @@ export function FlowDetail({ id }: { id: string }) {
           )}
         </section>
       </div>
+      <IdentitySection f={f} />
       <section class="card" aria-labelledby="h-checks">
         <h2 id="h-checks">Checks</h2>
         {f.checks?.length ? (

@@ -1,0 +1,142 @@
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import type { IdentityResult } from '../../identity/worker.js';
+import type { Bus } from '../bus/jetstream.js';
+import { type RunningWorker, runWorker } from '../bus/jetstream.js';
+import { json, type Sql, transaction } from '../db/sql.js';
+import type { Logger } from '../log.js';
+import type { ObjectStore } from '../storage/s3.js';
+import type { IdentityPool } from './identity-pool.js';
+
+export interface AnalysisDeps {
+  sql: Sql;
+  store: ObjectStore;
+  bus: Bus;
+  log: Logger;
+  pool: IdentityPool;
+  /** DOCUMENT_MAX_BYTES: a larger object is never downloaded nor decoded */
+  maxBytes: number;
+  /** an upload of the flow is read: resume the flow when its inputs are complete */
+  onAnalysed(tenantId: string, flowId: string): Promise<unknown>;
+  /** the threads' concurrency for this process's consumer (IDENTITY_THREADS) */
+  concurrency: number;
+}
+
+interface DocToRead {
+  id: string;
+  tenant_id: string;
+  flow_id: string;
+  applicant_id: string;
+  doc_type: string;
+  storage_key: string;
+  consent: { biometric?: boolean } | null;
+  analysed: boolean;
+}
+
+/** The faces as stored and shown: box, score, liveness, never the embedding. */
+export function facesWithoutEmbeddings(r: IdentityResult) {
+  return r.faces.faces.map(({ embedding: _e, ...f }) => f);
+}
+
+/**
+ * The document_analyze job: reads a verified upload's object on an identity thread (MRZ + faces for a document,
+ * faces for a selfie) and stores the reading; embeddings go to face_embeddings, and only with the applicant's
+ * biometric consent. Idempotent: an upload read already is not read again. Then the flow is offered to resume.
+ */
+export async function analyzeDocument(deps: AnalysisDeps, documentId: string): Promise<'analysed' | 'noop'> {
+  const { sql, store } = deps;
+  const [d] = await sql<DocToRead[]>`
+    select d.id, d.tenant_id, d.flow_id, d.applicant_id, d.doc_type, d.storage_key, a.consent,
+           exists(select 1 from document_readings r where r.document_id = d.id) as analysed
+    from documents d join applicants a on a.id = d.applicant_id and a.tenant_id = d.tenant_id
+    where d.id = ${documentId} and d.upload_status = 'verified' and a.erased_at is null`;
+  if (!d) return 'noop';
+  if (!d.analysed) {
+    const kind = d.doc_type === 'selfie' ? ('selfie' as const) : ('document' as const);
+    let result: IdentityResult | undefined;
+    let error: string | null = null;
+    let size = 0;
+    try {
+      const head = await store.client.send(
+        new HeadObjectCommand({ Bucket: store.bucket, Key: d.storage_key }),
+      );
+      size = head.ContentLength ?? 0;
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      if (name !== 'NotFound' && name !== 'NoSuchKey') throw err;
+      error = 'object_missing';
+    }
+    if (!error && size > deps.maxBytes) error = 'too_large';
+    if (!error) {
+      const bytes = await store.get(d.storage_key);
+      if (!bytes) error = 'object_missing';
+      else if (bytes.length > deps.maxBytes) error = 'too_large';
+      else result = await deps.pool.analyze({ kind, image: bytes });
+    }
+    const faces = result ? facesWithoutEmbeddings(result) : [];
+    const biometric = d.consent?.biometric === true;
+    await transaction(sql, async (tx) => {
+      const inserted = await tx`
+        insert into document_readings ${tx({
+          document_id: d.id,
+          tenant_id: d.tenant_id,
+          flow_id: d.flow_id,
+          applicant_id: d.applicant_id,
+          kind,
+          reading: result?.reading ? json(tx, result.reading) : null,
+          faces: json(tx, faces),
+          face_count: faces.length,
+          image_width: result?.faces.width || null,
+          image_height: result?.faces.height || null,
+          error: error ?? result?.reading?.error ?? result?.faces.error ?? null,
+          took_ms: result?.took_ms ?? 0,
+        })}
+        on conflict (document_id) do nothing
+        returning document_id`;
+      if (!inserted.length || !result || !biometric) return;
+      const rows = result.faces.faces.map((f, i) => ({
+        tenant_id: d.tenant_id,
+        applicant_id: d.applicant_id,
+        document_id: d.id,
+        face_index: i,
+        embedding: f.embedding,
+      }));
+      if (rows.length) await tx`insert into face_embeddings ${tx(rows)} on conflict do nothing`;
+    });
+    deps.log.debug({ document_id: d.id, kind, took_ms: result?.took_ms, error }, 'upload read');
+  }
+  await deps.onAnalysed(d.tenant_id, d.flow_id);
+  return d.analysed ? 'noop' : 'analysed';
+}
+
+/** Reads verified uploads on whichever worker process takes the job; the heavy work runs on the identity pool's
+ * threads, never on the event loop that serves HTTP. */
+export function startDocumentAnalyzeWorker(deps: AnalysisDeps): Promise<RunningWorker> {
+  return runWorker<{ document_id: string }>(deps.bus, deps.log, {
+    kind: 'document_analyze',
+    max_deliver: 5,
+    backoff_ms: [1_000, 5_000, 30_000],
+    ack_wait_ms: 30_000,
+    concurrency: deps.concurrency,
+    async handle({ document_id }) {
+      await analyzeDocument(deps, document_id);
+    },
+    async onGiveUp({ document_id }, err) {
+      // the upload stays unread (analysis_status pending); complete cannot re-queue a verified document, so the
+      // failure is recorded as a reading with an error: the document check then routes the flow to review
+      deps.log.error({ err, document_id }, 'document reading gave up');
+      await recordFailedReading(deps.sql, document_id, (err as Error).message ?? String(err));
+      const [d] = await deps.sql<{ tenant_id: string; flow_id: string }[]>`
+        select tenant_id, flow_id from documents where id = ${document_id}`;
+      if (d) await deps.onAnalysed(d.tenant_id, d.flow_id);
+    },
+  });
+}
+
+async function recordFailedReading(sql: Sql, documentId: string, message: string): Promise<void> {
+  await sql`
+    insert into document_readings (document_id, tenant_id, flow_id, applicant_id, kind, error)
+    select id, tenant_id, flow_id, applicant_id, case when doc_type = 'selfie' then 'selfie' else 'document' end,
+           ${`analysis_failed: ${message.slice(0, 500)}`}
+    from documents where id = ${documentId} and upload_status = 'verified'
+    on conflict (document_id) do nothing`;
+}
