@@ -26,9 +26,15 @@ export const SubjectIn = Type.Object(
 );
 export type SubjectIn = Static<typeof SubjectIn>;
 
+/** The list schemas a pair can be compared as (ingest/entity.ts ENTITY_SCHEMAS; a test pins them equal). */
+export const CompareSchema = StringEnum(
+  ['Person', 'Organization', 'Company', 'LegalEntity', 'Vessel', 'Aircraft'] as const,
+  { title: 'CompareSchema' },
+);
+
 export const CompareIn = Type.Object(
   {
-    schema: Type.Optional(Type.String({ maxLength: 64 })),
+    schema: Type.Optional(CompareSchema),
     a: Type.Union([Type.String({ minLength: 1, maxLength: 500 }), SubjectIn]),
     b: Type.Union([Type.String({ minLength: 1, maxLength: 500 }), SubjectIn]),
   },

@@ -1,5 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError } from '../config.js';
-import { UsageError } from './args.js';
+import { ROOT } from '../paths.js';
+import { CliError, checkOptions, type OptionSpec, UsageError, wantsHelp } from './args.js';
+
+interface Command extends OptionSpec {
+  usage: string;
+  run: (argv: string[]) => Promise<number>;
+}
+
+const EXIT = `Exit status: 0 success; 1 failure (a record or file failed, a dependency or file unavailable, a bad
+option value); 2 wrong usage (unknown command or option, missing option value, unexpected argument).`;
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    usage: `veriscreen serve
+
+Applies migrations, then starts the HTTP API, the matcher workers and the background jobs (what \`npm start\` runs).
+In development it loads the demo dataset and tenant and prints a banner with their keys on stderr.
+Configured by the environment (see .env.example). Stops cleanly on SIGTERM/SIGINT.`,
+    values: [],
+    switches: [],
+    positional: false,
+    run: async (a) => (await import('./serve-command.js')).serve(a),
+  },
+  migrate: {
+    usage: `veriscreen migrate
+
+Creates the database if needed and applies pending migrations (DATABASE_URL).`,
+    values: [],
+    switches: [],
+    positional: false,
+    run: async (a) => (await import('./migrate-command.js')).migrateCommand(a),
+  },
+  ingest: {
+    usage: `veriscreen ingest --format FORMAT --source PATH [--name NAME] [--promote]
+
+Parses a list file (or directory) into a new dataset version in the database (DATABASE_URL, S3).
+  --format FORMAT   the list's format (e.g. ofac_sdn_csv)
+  --source PATH     the file or directory to read
+  --name NAME       the version's name (default FORMAT:basename)
+  --promote         make the new version active`,
+    values: ['format', 'source', 'name'],
+    switches: ['promote'],
+    positional: false,
+    run: async (a) => (await import('./ingest-command.js')).ingestCommand(a),
+  },
+  screen: {
+    usage: `veriscreen screen --list FORMAT:PATH [--list …] [--threshold X] [--limit K] [--datasets a,b]
+
+Screens JSON-lines subjects ({"name": …, "date_of_birth": …}) from stdin against lists read from disk, offline.
+One JSON line per input line on stdout, in order; a failed line has "line" (its input line number) and "error";
+a malformed optional field is dropped and reported in "warnings" while the name is still screened.
+  --list FORMAT:PATH  a list to load (repeatable)
+  --threshold X       minimum score, 0..1 (default: the review threshold)
+  --limit K           matches per subject, 1..100 (default 5)
+  --datasets a,b      restrict to these datasets
+Exit status 1 when any line failed (the count is on stderr).`,
+    values: ['list', 'threshold', 'limit', 'datasets'],
+    switches: [],
+    positional: false,
+    run: async (a) => (await import('./screen-command.js')).screenCommand(a),
+  },
+  compare: {
+    usage: `veriscreen compare
+
+Scores {"schema": "Person", "a": NAME_OR_SUBJECT, "b": NAME_OR_SUBJECT} JSON lines from stdin, offline.
+schema is one of Person, Organization, Company, LegalEntity, Vessel, Aircraft (default Person).
+Exit status 1 when any line failed (the count is on stderr).`,
+    values: [],
+    switches: [],
+    positional: false,
+    run: async (a) => (await import('./screen-command.js')).compareCommand(a),
+  },
+  'face-match': {
+    usage: `veriscreen face-match [--threshold X]
+
+Compares the faces of {"a": FILE, "b": FILE} JSON lines from stdin, offline, one JSON line per input line.
+  --threshold X  match threshold, 0..1 (default: the selfie check's)
+Exit status 0 once stdin is read (bad lines are error lines carrying their line number).`,
+    values: ['threshold'],
+    switches: [],
+    positional: false,
+    run: async (a) => (await import('./face-match-command.js')).faceMatchCommand(a),
+  },
+  'read-document': {
+    usage: `veriscreen read-document FILE...
+
+Reads the MRZ of identity document images, offline, one JSON line per file in argument order.
+Exit status 1 when a file could not be read.`,
+    values: [],
+    switches: [],
+    positional: true,
+    run: async (a) => (await import('./read-document-command.js')).readDocumentCommand(a),
+  },
+};
 
 const USAGE = `veriscreen <command> [options]
 
@@ -13,35 +108,43 @@ Commands:
                                 [--threshold X]; exit 0 once stdin is read (bad lines are error lines)
   read-document FILE...         read the MRZ of identity document images offline, one JSON line per file
 
+Options: --help, -h (on any command: its usage), --version
+${EXIT}
 Environment: see .env.example (DATABASE_URL, REDIS_URL, NATS_URL, PORT, HOST, ADMIN_TOKEN, MATCHER_THREADS …)`;
+
+function version(): string {
+  return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
-    case 'serve':
-      return (await import('./serve-command.js')).serve(rest);
-    case 'migrate':
-      return (await import('./migrate-command.js')).migrateCommand(rest);
-    case 'ingest':
-      return (await import('./ingest-command.js')).ingestCommand(rest);
-    case 'screen':
-      return (await import('./screen-command.js')).screenCommand(rest);
-    case 'compare':
-      return (await import('./screen-command.js')).compareCommand(rest);
-    case 'face-match':
-      return (await import('./face-match-command.js')).faceMatchCommand(rest);
-    case 'read-document':
-      return (await import('./read-document-command.js')).readDocumentCommand(rest);
     case undefined:
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
     case 'help':
     case '--help':
     case '-h':
       process.stdout.write(`${USAGE}\n`);
-      return command === undefined ? 2 : 0;
-    default:
-      process.stderr.write(`unknown command "${command}"\n\n${USAGE}\n`);
-      return 2;
+      return 0;
+    case 'version':
+    case '--version':
+    case '-V':
+      process.stdout.write(`veriscreen ${version()}\n`);
+      return 0;
   }
+  const cmd = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!cmd) {
+    const what = command.startsWith('-') ? `unknown option ${command}` : `unknown command "${command}"`;
+    throw new UsageError(`${what} (see: veriscreen --help)`, 2);
+  }
+  // before anything starts: help has no side effects, and a typo runs nothing
+  if (wantsHelp(rest)) {
+    process.stdout.write(`${cmd.usage}\n\n${EXIT}\n`);
+    return 0;
+  }
+  checkOptions(command, rest, cmd);
+  return cmd.run(rest);
 }
 
 const command = process.argv[2];
@@ -53,15 +156,20 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     // expected failures get one clear line; anything else is a bug and keeps its stack
+    const e = err as NodeJS.ErrnoException;
     if (
       err instanceof UsageError ||
+      err instanceof CliError ||
       err instanceof ConfigError ||
-      (err as Error).name === 'DependencyError'
+      e.name === 'DependencyError'
     ) {
-      process.stderr.write(`veriscreen: ${(err as Error).message}\n`);
+      process.stderr.write(`veriscreen: ${e.message}\n`);
+    } else if (typeof e.code === 'string' && typeof e.path === 'string' && /^E[A-Z]+$/.test(e.code)) {
+      // a file the command was pointed at (missing, unreadable, a directory): the OS's own message, no stack
+      process.stderr.write(`veriscreen: ${e.message}\n`);
     } else {
-      process.stderr.write(`veriscreen: ${(err as Error).stack ?? String(err)}\n`);
+      process.stderr.write(`veriscreen: ${e.stack ?? String(err)}\n`);
     }
-    process.exitCode = 1;
+    process.exitCode = err instanceof UsageError ? err.exitCode : 1;
   },
 );

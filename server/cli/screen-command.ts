@@ -1,4 +1,5 @@
 // Offline commands: they read lists from disk and screen in this process. No database, Redis or NATS.
+import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { AML_DATASETS, type AmlDataset, type Entity } from '../../ingest/entity.js';
 import { FORMATS, readSource } from '../../ingest/index.js';
@@ -7,7 +8,7 @@ import type { ScreenSubject } from '../../matcher/types.js';
 import { CompareIn, SubjectIn } from '../../schemas/subjects.js';
 import { ValidationError } from '../errors.js';
 import { compileValidator } from '../http/validation.js';
-import { flag, parseArgs, UsageError } from './args.js';
+import { CliError, flag, parseArgs, UsageError } from './args.js';
 
 const validateSubject = compileValidator(SubjectIn, 'body');
 const validateCompare = compileValidator(CompareIn, 'body');
@@ -28,9 +29,51 @@ function refOf(line: string): string | null {
   }
 }
 
-async function* lines(): AsyncGenerator<string> {
+/** The non-blank lines of stdin with their 1-based line numbers (blank lines count, so numbers match the file). */
+async function* lines(): AsyncGenerator<[line: string, lineNo: number]> {
   const rl = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of rl) if (line.trim() !== '') yield line;
+  let n = 0;
+  for await (const line of rl) {
+    n++;
+    if (line.trim() !== '') yield [line, n];
+  }
+}
+
+type Warning = { field: string; message: string };
+
+/**
+ * Validates a subject; a malformed or unknown optional field (a DOB like 1969-7-16) is dropped and reported
+ * instead of failing the line, so the name is still screened. A bad name (or a non-object) fails the line.
+ */
+function subjectOf(value: unknown): {
+  subject: ScreenSubject & { reference_id?: string };
+  warnings: Warning[];
+} {
+  try {
+    validateSubject(value);
+    return { subject: value as ScreenSubject, warnings: [] };
+  } catch (err) {
+    if (!(err instanceof ValidationError) || !value || typeof value !== 'object' || Array.isArray(value))
+      throw err;
+    const fields = new Set<string>();
+    for (const i of err.issues) {
+      const f = i.loc[1];
+      if (typeof f !== 'string' || f === 'name') throw err;
+      fields.add(f);
+    }
+    const rest: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+    for (const f of fields) delete rest[f];
+    validateSubject(rest);
+    const warnings = err.issues.map((i) => ({
+      field: i.loc.slice(1).join('.'),
+      message: `${i.msg}; ignored`,
+    }));
+    return { subject: rest as unknown as ScreenSubject, warnings };
+  }
+}
+
+function summary(failed: number, n: number, what: string): void {
+  if (failed) process.stderr.write(`${failed} of ${n} ${what} failed (see their "error" lines)\n`);
 }
 
 export async function screenCommand(argv: string[]): Promise<number> {
@@ -63,6 +106,11 @@ export async function screenCommand(argv: string[]): Promise<number> {
         `--list must be <format>:<path> with format one of ${FORMATS.join(', ')}; got "${spec}"`,
       );
     }
+    await stat(path).catch((err: NodeJS.ErrnoException) => {
+      throw new CliError(
+        `--list ${spec}: ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`,
+      );
+    });
     for await (const e of readSource(format, path, () => {
       issues++;
     })) {
@@ -78,13 +126,14 @@ export async function screenCommand(argv: string[]): Promise<number> {
   const screener = openIndex(data);
   const policy = { ...DEFAULT_POLICY };
   let n = 0;
-  for await (const line of lines()) {
+  let failed = 0;
+  let warned = 0;
+  for await (const [line, lineNo] of lines()) {
     const t0 = performance.now();
     let out: unknown;
     try {
-      const subject = JSON.parse(line) as unknown;
-      validateSubject(subject);
-      const s = subject as ScreenSubject & { reference_id?: string };
+      const { subject: s, warnings } = subjectOf(JSON.parse(line) as unknown);
+      if (warnings.length) warned++;
       const res = screener.screen(s, { datasets, policy, limit, min_score: threshold });
       out = {
         ref: s.ref ?? s.reference_id ?? null,
@@ -99,20 +148,27 @@ export async function screenCommand(argv: string[]): Promise<number> {
           evidence: m.evidence,
         })),
         took_ms: Math.round((performance.now() - t0) * 1000) / 1000,
+        ...(warnings.length ? { line: lineNo, warnings } : {}),
       };
     } catch (err) {
-      out = { ref: refOf(line), error: lineError(err) };
+      failed++;
+      out = { ref: refOf(line), line: lineNo, error: lineError(err) };
     }
     process.stdout.write(`${JSON.stringify(out)}\n`);
     n++;
     if (process.stderr.isTTY && n % 1000 === 0) process.stderr.write(`\r${n} screened`);
   }
   if (process.stderr.isTTY && n >= 1000) process.stderr.write('\n');
-  return 0;
+  if (warned) process.stderr.write(`${warned} of ${n} subjects had ignored fields (see their "warnings")\n`);
+  summary(failed, n, 'subjects');
+  return failed ? 1 : 0;
 }
 
 export async function compareCommand(_argv: string[]): Promise<number> {
-  for await (const line of lines()) {
+  let n = 0;
+  let failed = 0;
+  for await (const [line, lineNo] of lines()) {
+    n++;
     let out: unknown;
     try {
       const v = JSON.parse(line) as unknown;
@@ -121,9 +177,11 @@ export async function compareCommand(_argv: string[]): Promise<number> {
       const { score } = compare(c.schema ?? 'Person', c.a, c.b);
       out = { score, match: score >= DEFAULT_POLICY.review_threshold };
     } catch (err) {
-      out = { ref: refOf(line), error: lineError(err) };
+      failed++;
+      out = { ref: refOf(line), line: lineNo, error: lineError(err) };
     }
     process.stdout.write(`${JSON.stringify(out)}\n`);
   }
-  return 0;
+  summary(failed, n, 'pairs');
+  return failed ? 1 : 0;
 }

@@ -38,26 +38,19 @@ export async function serve(_argv: string[]): Promise<number> {
   await app.startBackground();
   const port = await app.listen(config.HOST, config.PORT);
   const url = `http://${config.HOST}:${port}`;
-  const lines = [
-    '',
-    `Veriscreen listening on ${url}  (OpenAPI: ${url}/openapi.json, metrics: ${url}/metrics)`,
-    // a configured token is a production secret and stdout goes to log collectors: only a generated one is shown
-    config.admin_token_generated
-      ? `  admin token (generated for this run; set ADMIN_TOKEN to fix it): ${config.ADMIN_TOKEN}`
-      : '  admin token: set by ADMIN_TOKEN (not printed)',
-  ];
-  if (demo) {
-    lines.push(
-      `  demo tenant ${demo.id}`,
-      `    secret key:      ${demo.secret_key}`,
-      `    publishable key: ${demo.publishable_key}  (origin http://localhost:3000)`,
-      `  dashboard: ${url}/dashboard/?tenant=${demo.id}`,
-      ...operators.map((o) => `    ${o.role.padEnd(10)} ${o.email}  password: ${o.password}`),
-      `  try: curl -s ${url}/v1/flows -H "Authorization: Bearer ${demo.secret_key}" -H 'content-type: application/json' \\`,
-      `         -d '{"mode":"sync","applicant":{"legal_name_first":"Ivan","legal_name_last":"Demovsky"}}'`,
+  // stdout carries JSON log lines only (jq, log collectors); the human banner with its secrets is a development
+  // convenience on stderr, never printed in production
+  // whatever LOG_LEVEL says, the one start line is logged (scripts and operators wait for it)
+  log
+    .child({}, { level: 'info' })
+    .info({ url, openapi: `${url}/openapi.json`, metrics: `${url}/metrics` }, `listening on ${url}`);
+  if (config.NODE_ENV === 'development') {
+    process.stderr.write(
+      `${banner(url, config.admin_token_generated ? config.ADMIN_TOKEN : null, demo, operators)}\n`,
     );
+  } else if (config.admin_token_generated) {
+    log.warn('admin token generated for this run and not shown: set ADMIN_TOKEN to use the admin API');
   }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -91,4 +84,32 @@ async function demoOperators(
     out.push({ email, role, password });
   }
   return out;
+}
+
+/** The development banner: where it listens, the generated admin token, the demo tenant's keys and operators. */
+function banner(
+  url: string,
+  generatedAdminToken: string | null,
+  demo: { id: string; secret_key: string; publishable_key: string } | undefined,
+  operators: { email: string; role: string; password: string }[],
+): string {
+  const lines = [
+    '',
+    `Veriscreen listening on ${url}  (OpenAPI: ${url}/openapi.json, metrics: ${url}/metrics)`,
+    generatedAdminToken
+      ? `  admin token (generated for this run; set ADMIN_TOKEN to fix it): ${generatedAdminToken}`
+      : '  admin token: set by ADMIN_TOKEN (not printed)',
+  ];
+  if (demo) {
+    lines.push(
+      `  demo tenant ${demo.id}`,
+      `    secret key:      ${demo.secret_key}`,
+      `    publishable key: ${demo.publishable_key}  (origin http://localhost:3000)`,
+      `  dashboard: ${url}/dashboard/?tenant=${demo.id}`,
+      ...operators.map((o) => `    ${o.role.padEnd(10)} ${o.email}  password: ${o.password}`),
+      `  try: curl -s ${url}/v1/flows -H "Authorization: Bearer ${demo.secret_key}" -H 'content-type: application/json' \\`,
+      `         -d '{"mode":"sync","applicant":{"legal_name_first":"Ivan","legal_name_last":"Demovsky"}}'`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
 }

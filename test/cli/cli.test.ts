@@ -43,7 +43,8 @@ describe('bin/veriscreen screen (offline)', () => {
       JSON.stringify({ ref: 'd', name: 'DEMOVSKY, Ivan Petrovich', date_of_birth: '1961-03-12' }),
     ].join('\n');
     const r = await withStdin(['screen', '--list', `ofac_sdn_csv:${DEMO}`, '--limit', '3'], input);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1); // two lines failed
+    expect(r.stderr).toMatch(/2 of 5 subjects failed/);
     const out = r.stdout
       .trim()
       .split('\n')
@@ -86,7 +87,7 @@ describe('bin/veriscreen compare (offline)', () => {
       JSON.stringify({ schema: 'Person', a: 'x' }),
     ].join('\n');
     const r = await withStdin(['compare'], input);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1); // the third line failed
     const out = r.stdout
       .trim()
       .split('\n')
@@ -213,15 +214,20 @@ describe('bin/veriscreen ingest, migrate and serve against real services', () =>
     });
   });
 
-  it('serve prints the URL, admin token and demo keys, serves, and stops cleanly on SIGTERM', async () => {
-    server = spawn(process.execPath, [BIN, 'serve'], { env, cwd: REPO_ROOT });
+  it('serve prints the URL, admin token and demo keys on stderr, serves, and stops cleanly on SIGTERM', async () => {
+    server = spawn(process.execPath, [BIN, 'serve'], { env: { ...env, LOG_LEVEL: 'info' }, cwd: REPO_ROOT });
+    // issue 16: the development banner goes to stderr, stdout stays JSON log lines (jq never stops on it)
     let out = '';
+    let stdout = '';
     server.stdout?.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    server.stderr?.on('data', (d: Buffer) => {
       out += d.toString();
     });
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 60_000);
-      server?.stdout?.on('data', () => {
+      server?.stderr?.on('data', () => {
         const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
         if (m?.[1] && /publishable key: pk_/.test(out)) {
           clearTimeout(timer);
@@ -259,5 +265,9 @@ describe('bin/veriscreen ingest, migrate and serve against real services', () =>
     server.kill('SIGTERM');
     expect(await exit).toBe(0);
     server = undefined;
+    const logLines = stdout.trim().split('\n');
+    for (const l of logLines) expect(() => JSON.parse(l), l).not.toThrow();
+    expect(logLines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toContain(`listening on ${url}`);
+    expect(stdout).not.toContain(secret);
   });
 });

@@ -9,6 +9,7 @@ import { REPO_ROOT } from '../helpers/shared-data.js';
 import { dropDatabase } from '../helpers/test-app.js';
 
 // Issue 12 item 12: a production start never prints the configured ADMIN_TOKEN (stdout goes to log collectors).
+// Issue 16: and prints no banner at all, only JSON log lines.
 
 const BIN = join(REPO_ROOT, 'bin', 'veriscreen');
 
@@ -25,7 +26,7 @@ describe('bin/veriscreen serve in production', () => {
     await rm(s3Dir, { recursive: true, force: true });
   });
 
-  it('prints where it listens but not the admin token', async () => {
+  it('logs where it listens as a JSON line, no banner, never the admin token', async () => {
     s3 = await startLocalS3({ directory: s3Dir });
     const adminToken = `prod-admin-${randomBytes(16).toString('hex')}`;
     const env = {
@@ -44,8 +45,10 @@ describe('bin/veriscreen serve in production', () => {
     };
     server = spawn(process.execPath, [BIN, 'serve'], { env, cwd: REPO_ROOT });
     let out = '';
+    let stdout = '';
     server.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
+      stdout += d.toString();
     });
     server.stderr?.on('data', (d: Buffer) => {
       out += d.toString();
@@ -53,15 +56,17 @@ describe('bin/veriscreen serve in production', () => {
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 60_000);
       server?.stdout?.on('data', () => {
-        const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
-        if (m?.[1] && /admin token/.test(out)) {
+        const m = /"msg":"listening on (http:\/\/[\d.]+:\d+)"/.exec(stdout);
+        if (m?.[1]) {
           clearTimeout(timer);
           resolve(m[1]);
         }
       });
     });
     expect(out).not.toContain(adminToken);
-    expect(out).toMatch(/admin token: set by ADMIN_TOKEN/);
+    // issue 16: no banner in production, stdout is JSON log lines only
+    expect(out).not.toMatch(/admin token|Veriscreen listening/);
+    for (const l of stdout.trim().split('\n')) expect(() => JSON.parse(l), l).not.toThrow();
     // the configured token works
     const admin = await fetch(`${url}/admin/fatf_listings`, { headers: { 'x-admin-token': adminToken } });
     expect(admin.status).toBe(200);
