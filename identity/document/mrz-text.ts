@@ -290,7 +290,8 @@ function searchRepair(
     }
   }
   if (found.length === 1) return { lines: found[0] as string[], changes: 1 };
-  if (found.length > 1) return null;
+  // two changes among many ambiguous characters would find some repair by chance (and cost quadratic time)
+  if (found.length > 1 || positions.length > 10) return null;
   for (let a = 0; a < positions.length; a++) {
     for (let b = a + 1; b < positions.length; b++) {
       const i = positions[a] as number;
@@ -350,6 +351,9 @@ function longestFiller(s: string): { at: number; len: number } | null {
   return best;
 }
 
+/** Candidates per group of lines: garbage text (a page of small print) can look like many MRZ lines. */
+const MAX_PER_GROUP = 16;
+
 export interface Candidate {
   format: MrzFormat;
   lines: string[];
@@ -388,10 +392,13 @@ export function findCandidates(text: string): Candidate[] {
     const a = lines[i] as string;
     const b = lines[i + 1];
     const c = lines[i + 2];
+    const groupStart = out.length;
+    const full = () => out.length - groupStart >= MAX_PER_GROUP;
     if (b && c && near(a, 30) && near(b, 30) && near(c, 30)) {
       for (const a1 of starts(a, 30, false).filter((x) => /^[IAC][A-Z<][A-Z]/.test(x))) {
         for (const b1 of starts(b, 30, true)) {
-          for (const c1 of starts(c, 30, false)) out.push({ format: 'TD1', lines: [a1, b1, c1] });
+          for (const c1 of starts(c, 30, false))
+            if (!full()) out.push({ format: 'TD1', lines: [a1, b1, c1] });
         }
       }
     }
@@ -401,7 +408,7 @@ export function findCandidates(text: string): Candidate[] {
       for (const a1 of starts(a, n, false).filter((x) => /^[PVIAC][A-Z<][A-Z]/.test(x))) {
         const visa = a1.startsWith('V');
         const format: MrzFormat = n === 44 ? (visa ? 'MRVA' : 'TD3') : visa ? 'MRVB' : 'TD2';
-        for (const b1 of starts(b, n, true)) out.push({ format, lines: [a1, b1] });
+        for (const b1 of starts(b, n, true)) if (!full()) out.push({ format, lines: [a1, b1] });
       }
     }
   }

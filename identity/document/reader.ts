@@ -171,7 +171,8 @@ async function readOrientation(
   const x0 = band.x0 / scale;
   const y0 = band.y0 / scale;
   const bandImg = crop(img, x0, y0, (band.x1 - band.x0) / scale, (band.y1 - band.y0) / scale);
-  const k = BAND_LINE_HEIGHT / (band.lineHeight / scale);
+  // a text line BAND_LINE_HEIGHT high, the band at most 3,000 px wide (bounded work on odd layouts)
+  const k = Math.min(BAND_LINE_HEIGHT / (band.lineHeight / scale), 3000 / Math.max(1, bandImg.width));
   const sized = await resize(bandImg, bandImg.width * k, bandImg.height * k);
   const variants: [string, Gray][] = [
     ['gray', sized],
@@ -234,7 +235,11 @@ export function mrzBand(lines: OcrLine[]): Band | null {
     else clusters.push([l]);
   }
   const score = (c: OcrLine[]) => c.reduce((s, l) => s + (l.text.match(/</g) ?? []).length, 0);
-  const best = clusters.reduce((a, b) => (score(b) > score(a) ? b : a));
+  // an MRZ has two or three lines: the window of at most three consecutive lines with the most '<'
+  const windows = clusters.flatMap((c) =>
+    c.length <= 3 ? [c] : c.slice(0, c.length - 2).map((_, i) => c.slice(i, i + 3)),
+  );
+  const best = windows.reduce((a, b) => (score(b) > score(a) ? b : a));
   const heights = best.map((l) => l.bbox.y1 - l.bbox.y0).sort((a, b) => a - b);
   const lineHeight = Math.max(8, heights[Math.floor(heights.length / 2)] ?? 8);
   const x0 = Math.min(...best.map((l) => l.bbox.x0));
