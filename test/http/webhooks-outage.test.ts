@@ -1,84 +1,9 @@
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrivatePostgres } from '../helpers/private-services.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
-
-const run = promisify(execFile);
-
-function pgBinDir(): string | undefined {
-  const base = '/usr/lib/postgresql';
-  if (!existsSync(base)) return undefined;
-  const v = readdirSync(base)
-    .filter((d) => existsSync(join(base, d, 'bin', 'pg_ctl')))
-    .sort((x, y) => Number(y) - Number(x))[0];
-  return v ? join(base, v, 'bin') : undefined;
-}
-
-async function freePort(): Promise<number> {
-  const s = createTcpServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** A private PostgreSQL cluster this test may stop and start; the machine's shared one is never touched. */
-class PrivatePostgres {
-  private constructor(
-    readonly port: number,
-    readonly dir: string,
-    private readonly bin: string,
-  ) {}
-  static async create(): Promise<PrivatePostgres> {
-    const bin = process.env.PG_BIN_DIR ?? pgBinDir();
-    if (!bin) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql (set PG_BIN_DIR)');
-    const dir = await mkdtemp(join(tmpdir(), 'vs-pg-'));
-    if (process.getuid?.() === 0) {
-      const uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
-      const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
-      await chown(dir, uid, gid);
-    }
-    const p = new PrivatePostgres(await freePort(), dir, bin);
-    await p.pg('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
-    await p.start();
-    return p;
-  }
-  get url() {
-    return `postgres://postgres@127.0.0.1:${this.port}`;
-  }
-  private async pg(tool: string, args: string[]): Promise<void> {
-    const bin = join(this.bin, tool);
-    if (process.getuid?.() === 0) await run('runuser', ['-u', 'postgres', '--', bin, ...args]);
-    else await run(bin, args);
-  }
-  async start(): Promise<void> {
-    const o = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`;
-    await this.pg('pg_ctl', [
-      '-D',
-      join(this.dir, 'data'),
-      '-o',
-      o,
-      '-l',
-      join(this.dir, 'log'),
-      '-w',
-      'start',
-    ]);
-  }
-  async stop(): Promise<void> {
-    await this.pg('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(() => {});
-  }
-  async destroy(): Promise<void> {
-    await this.stop();
-    await rm(this.dir, { recursive: true, force: true });
-  }
-}
 
 describe('webhook delivery across a Postgres outage', () => {
   let pg: PrivatePostgres;
