@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 
 export interface LocalS3 {
   endpoint: string;
@@ -14,6 +14,9 @@ export async function startLocalS3(opts: {
   address?: string;
 }): Promise<LocalS3> {
   mkdirSync(opts.directory, { recursive: true });
+  // s3rver's run() never rejects on a taken port: its server emits an unhandled 'error' that kills the process
+  // (`ingest` next to `npm start`). Probe first, so the caller gets EADDRINUSE as a rejection and can reuse it.
+  if (opts.port) await probePort(opts.port, opts.address ?? '127.0.0.1');
   const { default: S3rver } = (await import('s3rver')) as unknown as {
     default: new (o: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
   };
@@ -26,4 +29,12 @@ export async function startLocalS3(opts: {
   });
   const addr = await server.run();
   return { endpoint: `http://${addr.address}:${addr.port}`, close: () => server.close() };
+}
+
+function probePort(port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }

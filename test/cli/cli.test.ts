@@ -1,5 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -9,6 +11,7 @@ import { AML_DATASETS, type Entity } from '../../ingest/entity.js';
 import { readSource } from '../../ingest/index.js';
 import { buildIndex, compare, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
 import { DatasetSource } from '../../schemas/datasets.js';
+import { startLocalS3 } from '../../server/storage/local-s3.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 import { dropDatabase } from '../helpers/test-app.js';
 
@@ -190,6 +193,24 @@ describe('bin/veriscreen ingest, migrate and serve against real services', () =>
     expect(new RegExp(DatasetSource.properties.uri.pattern as string).test(row?.sources[0]?.uri ?? '')).toBe(
       true,
     );
+  });
+
+  it('ingest next to a running dev server reuses its embedded S3 instead of dying with EADDRINUSE', async () => {
+    // what `npm start` holds in development: an s3rver on LOCAL_S3_PORT (here a free one, private to this test)
+    const dir = join(tmpdir(), `vs-cli-s3-${randomBytes(4).toString('hex')}`);
+    const s3 = await startLocalS3({ directory: dir, port: 0 });
+    try {
+      const port = new URL(s3.endpoint).port;
+      const r = await run(
+        process.execPath,
+        [BIN, 'ingest', '--format', 'ofac_sdn_csv', '--source', DEMO, '--name', 'next-to-serve'],
+        { env: { ...env, LOCAL_S3_PORT: port, LOCAL_S3_DIR: dir } },
+      );
+      expect(r.stdout).toMatch(/"next-to-serve" ready/);
+    } finally {
+      await s3.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('an unreachable dependency is one clear line naming it and how to start it, not a stack trace', async () => {
