@@ -55,7 +55,7 @@ async function upload(c: Created, bytes: Buffer): Promise<number> {
 }
 
 beforeAll(async () => {
-  t = await startTestApp({ sources: null, env: { DOCUMENT_PREVIEW_TTL_SECONDS: '1' } });
+  t = await startTestApp({ sources: null, env: { DOCUMENT_PREVIEW_TTL_SECONDS: '3' } });
   acme = await createTenant(t, { name: 'Acme' });
   globex = await createTenant(t, { name: 'Globex' });
   const f = await call<{ id: string; status: string }>(t.url, 'POST', '/v1/flows', {
@@ -115,13 +115,14 @@ describe('documents on S3', () => {
       { token: acme.secret_key },
     );
     expect(p.status).toBe(200);
-    expect(p.body).toMatchObject({ method: 'GET', expires_in: 1, content_type: 'image/jpeg' });
+    expect(p.body).toMatchObject({ method: 'GET', expires_in: 3, content_type: 'image/jpeg' });
     const got = await fetch(p.body.url);
     expect(got.status).toBe(200);
     expect(Buffer.from(await got.arrayBuffer())).toEqual(JPEG);
 
-    // the preview address is short-lived: after its lifetime S3 refuses it
-    await new Promise((r) => setTimeout(r, 2_500));
+    // the preview address is short-lived: after its lifetime S3 refuses it (X-Amz-Date has whole seconds, so a
+    // 1 s lifetime could lapse before the first fetch; 3 s leaves room on a loaded machine)
+    await new Promise((r) => setTimeout(r, 4_500));
     const expired = await fetch(p.body.url);
     await expired.arrayBuffer();
     expect(expired.status).toBe(403);
