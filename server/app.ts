@@ -1,4 +1,3 @@
-import uWS from 'uWebSockets.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { KV } from '@nats-io/kv';
@@ -44,7 +43,8 @@ import { healthRoutes } from './health/health-routes.js';
 import { knownOrigins } from './http/cors.js';
 import { buildOpenApi } from './http/openapi.js';
 import { Router } from './http/router.js';
-import { createHttpApp, InFlight } from './http/server.js';
+import { createHttpHandler, InFlight } from './http/server.js';
+import { createHttpServer, type HttpServer } from './http/transport.js';
 import { startDocumentAnalyzeWorker } from './identity/document-analysis.js';
 import { IdentityPool } from './identity/identity-pool.js';
 import { createLogger, type Logger } from './log.js';
@@ -479,7 +479,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
   );
 
   const inflight = new InFlight();
-  const uws = createHttpApp(
+  const handle = createHttpHandler(
     {
       router,
       log,
@@ -498,7 +498,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     },
     inflight,
   );
-  let listenSocket: uWS.us_listen_socket | undefined;
+  let http: HttpServer | undefined;
   const watches: Watch[] = [];
   const workers: RunningWorker[] = [];
 
@@ -532,17 +532,11 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
         );
       }
     },
-    listen(host, port) {
-      return new Promise((resolvePort, reject) => {
-        uws.listen(host, port, (socket) => {
-          if (!socket) {
-            reject(new Error(`cannot listen on ${host}:${port} (in use?)`));
-            return;
-          }
-          listenSocket = socket;
-          resolvePort(uWS.us_socket_local_port(socket));
-        });
-      });
+    async listen(host, port) {
+      http = await createHttpServer(config.HTTP_SERVER, handle);
+      const bound = await http.listen(host, port);
+      log.info({ http_server: http.name, node: process.version, port: bound }, `HTTP served by ${http.name}`);
+      return bound;
     },
     shutdown() {
       shutdownOnce ??= stop();
@@ -554,10 +548,8 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     draining = true;
     if (config.SHUTDOWN_GRACE_MS > 0) await new Promise((r) => setTimeout(r, config.SHUTDOWN_GRACE_MS));
     accepting = false;
-    if (listenSocket) {
-      uWS.us_listen_socket_close(listenSocket);
-      listenSocket = undefined;
-    }
+    http?.close();
+    http = undefined;
     for (const w of watches) w.stop();
     await Promise.all(workers.map((w) => w.stop().catch(() => {})));
     await Promise.race([inflight.idle(), new Promise((r) => setTimeout(r, 10_000))]);

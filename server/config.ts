@@ -9,6 +9,10 @@ const Env = Type.Object({
   }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  HTTP_SERVER: Type.Union([Type.Literal('auto'), Type.Literal('uws'), Type.Literal('node')], {
+    default: 'auto',
+    description: 'auto: uWebSockets.js where its native binary loads (Node 20), node:http otherwise',
+  }),
   DATABASE_URL: Type.String({
     pattern: '^postgres(ql)?://',
     default: 'postgres://postgres@127.0.0.1:5432/veriscreen',

@@ -1,4 +1,3 @@
-import uWS from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { asTenantPrincipal } from '../auth/authorize.js';
@@ -47,7 +46,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** Bodies up to this size are read while the request is authenticated; larger ones only after. */
 const EAGER_BODY_BYTES = 64 * 1024;
 
-function statusLine(status: number): string {
+export function statusLine(status: number): string {
   return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
 }
 
@@ -115,7 +114,7 @@ export class InFlight {
   }
 }
 
-interface BodyReader {
+export interface BodyReader {
   /** resumes reading and resolves the whole body (413 beyond the limit) */
   read(): Promise<Buffer>;
   /** true while part of the body is still unread (the connection cannot be reused) */
@@ -124,91 +123,45 @@ interface BodyReader {
   release(): void;
 }
 
-/** Collects a request body, starting paused: nothing beyond the first packet is read from the socket until
- * read() is called, so a request refused on its headers (401, 403, 429 …) never gets its body buffered. */
-function pausedBody(
-  res: uWS.HttpResponse,
-  limit: number,
-  /** answered or aborted: data that still arrives is dropped */
-  finished: () => boolean,
-  /** aborted: the response object must not be touched any more */
-  gone: () => boolean,
-  startPaused: boolean,
-): BodyReader {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let complete = false;
-  let error: ApiError | undefined;
-  let settle: (() => void) | undefined;
-  res.onData((chunk, isLast) => {
-    if (finished() || error) return;
-    size += chunk.byteLength;
-    if (size > limit) {
-      error = new ApiError('payload_too_large', {
-        details: { max_bytes: limit },
-        headers: { connection: 'close' },
-      });
-    } else {
-      // the ArrayBuffer is reused by uWS after this callback: copy it
-      chunks.push(Buffer.from(chunk.slice(0)));
-      complete = isLast;
-    }
-    if (complete || error) settle?.();
-  });
-  let paused = startPaused;
-  if (paused) res.pause();
-  const resume = () => {
-    if (paused && !gone()) res.resume();
-    paused = false;
-  };
-  return {
-    unread: () => !complete,
-    release: resume,
-    read() {
-      return new Promise<Buffer>((resolve, reject) => {
-        settle = () => (error ? reject(error) : resolve(Buffer.concat(chunks, size)));
-        resume();
-        if (complete || error) settle();
-      });
-    },
-  };
+/** One HTTP request as the service sees it, whichever server reads it (server/http/transport.ts): uWebSockets.js
+ * where its native binary loads, node:http elsewhere. Request data is copied before the handler returns. */
+export interface Exchange {
+  method: string;
+  path: string;
+  rawQuery: string;
+  headers: Record<string, string>;
+  ip: string;
+  onAborted(cb: () => void): void;
+  /** attaches the body reader; must be called before the handler returns. Starting paused, nothing beyond
+   * the first packet is read until read(), so a request refused on its headers never gets its body buffered.
+   * finished: answered or aborted (data that still arrives is dropped); gone: aborted (do not touch the socket) */
+  body(limit: number, finished: () => boolean, gone: () => boolean, startPaused: boolean): BodyReader;
+  /** writes the whole answer; head: headers and length only (HEAD); close: close the connection after it */
+  respond(status: number, headers: [string, string][], payload: Buffer, head: boolean, close: boolean): void;
 }
 
-/** Ends a response without letting uWS buffer what the socket does not take: the rest is written as the client
- * drains it (onWritable). A client that pipelines requests and never reads its answers therefore holds one
- * answer at most; uWS closes such a connection when its next request arrives while that answer is pending. */
-function writeDrained(res: uWS.HttpResponse, payload: Buffer): void {
-  const start = res.getWriteOffset();
-  const [, done] = res.tryEnd(payload, payload.length);
-  if (done) return;
-  res.onWritable((offset) => {
-    const [ok] = res.tryEnd(payload.subarray(offset - start), payload.length);
-    return ok;
+/** The 413 a body reader raises beyond its limit. */
+export function bodyTooLarge(limit: number): ApiError {
+  return new ApiError('payload_too_large', {
+    details: { max_bytes: limit },
+    headers: { connection: 'close' },
   });
 }
 
-export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.TemplatedApp {
+/** The service's request handler, independent of the server that reads the requests. */
+export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exchange) => void {
   const { router, log, metrics, maxBodyBytes } = deps;
-  const app = uWS.App();
 
-  app.any('/*', (res, req) => {
+  return (ex) => {
     const started = process.hrtime.bigint();
-    // uWS request data is valid only until the first await: copy all of it now
-    const method = req.getCaseSensitiveMethod().toUpperCase();
-    const path = req.getUrl();
-    const rawQuery = req.getQuery() ?? '';
-    const headers: Record<string, string> = {};
-    req.forEach((k, v) => {
-      headers[k] = v;
-    });
-    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const { method, path, rawQuery, headers, ip } = ex;
     const given = headers['x-request-id'];
     const request_id = given && REQUEST_ID_RE.test(given) ? given : randomUUID();
     const info: RequestInfo = { method, path, headers, ip, request_id };
 
     let aborted = false;
     let done = false;
-    res.onAborted(() => {
+    ex.onAborted(() => {
       aborted = true;
     });
     inflight.enter();
@@ -230,23 +183,18 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
       const payload = Buffer.from(reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)));
       // a body we did not read (refused before reading it) cannot be skipped on a kept-alive connection: close it
       const close = body?.unread() ?? false;
-      res.cork(() => {
-        if (!close) body?.release();
-        res.writeStatus(statusLine(reply.status));
-        res.writeHeader('x-request-id', request_id);
-        if (reply.body !== undefined && reply.text === undefined)
-          res.writeHeader('content-type', 'application/json');
-        const all = {
-          ...extraHeaders,
-          ...(cors ? corsHeaders(headers.origin, principal) : {}),
-          ...reply.headers,
-        };
-        for (const [k, v] of Object.entries(all)) res.writeHeader(k, v);
-        // HEAD: the GET's headers and length, no body
-        if (method === 'HEAD') res.endWithoutBody(payload.length, close);
-        else if (close) res.end(payload, true);
-        else writeDrained(res, payload);
-      });
+      if (!close) body?.release();
+      const out: [string, string][] = [['x-request-id', request_id]];
+      if (reply.body !== undefined && reply.text === undefined)
+        out.push(['content-type', 'application/json']);
+      const all = {
+        ...extraHeaders,
+        ...(cors ? corsHeaders(headers.origin, principal) : {}),
+        ...reply.headers,
+      };
+      out.push(...Object.entries(all));
+      // HEAD: the GET's headers and length, no body
+      ex.respond(reply.status, out, payload, method === 'HEAD', close);
     };
     const fail = (err: unknown) => send(errorReply(err, log, info, deps.down));
 
@@ -326,8 +274,7 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
       // EAGER_BODY_BYTES (or of unknown length) is paused and read only once the request is authenticated and
       // authorised; a small one is read at once, so that an early refusal can keep the connection open
       eager = headers['content-length'] !== undefined && declared <= EAGER_BODY_BYTES;
-      body = pausedBody(
-        res,
+      body = ex.body(
         bodyLimit,
         () => done || aborted,
         () => aborted,
@@ -375,6 +322,5 @@ export function createHttpApp(deps: HttpDeps, inflight: InFlight): uWS.Templated
       }
       return reply;
     })().then(send, fail);
-  });
-  return app;
+  };
 }

@@ -1,0 +1,112 @@
+import uWS from 'uWebSockets.js';
+import type { ApiError } from '../errors.js';
+import { type BodyReader, bodyTooLarge, type Exchange, statusLine } from './server.js';
+import type { HttpServer } from './transport.js';
+
+/** Collects a request body, starting paused if asked: nothing beyond the first packet is read from the socket
+ * until read() is called. */
+function pausedBody(
+  res: uWS.HttpResponse,
+  limit: number,
+  finished: () => boolean,
+  gone: () => boolean,
+  startPaused: boolean,
+): BodyReader {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let complete = false;
+  let error: ApiError | undefined;
+  let settle: (() => void) | undefined;
+  res.onData((chunk, isLast) => {
+    if (finished() || error) return;
+    size += chunk.byteLength;
+    if (size > limit) {
+      error = bodyTooLarge(limit);
+    } else {
+      // the ArrayBuffer is reused by uWS after this callback: copy it
+      chunks.push(Buffer.from(chunk.slice(0)));
+      complete = isLast;
+    }
+    if (complete || error) settle?.();
+  });
+  let paused = startPaused;
+  if (paused) res.pause();
+  const resume = () => {
+    if (paused && !gone()) res.resume();
+    paused = false;
+  };
+  return {
+    unread: () => !complete,
+    release: resume,
+    read() {
+      return new Promise<Buffer>((resolve, reject) => {
+        settle = () => (error ? reject(error) : resolve(Buffer.concat(chunks, size)));
+        resume();
+        if (complete || error) settle();
+      });
+    },
+  };
+}
+
+/** Ends a response without letting uWS buffer what the socket does not take: the rest is written as the client
+ * drains it (onWritable). A client that pipelines requests and never reads its answers therefore holds one
+ * answer at most; uWS closes such a connection when its next request arrives while that answer is pending. */
+function writeDrained(res: uWS.HttpResponse, payload: Buffer): void {
+  const start = res.getWriteOffset();
+  const [, done] = res.tryEnd(payload, payload.length);
+  if (done) return;
+  res.onWritable((offset) => {
+    const [ok] = res.tryEnd(payload.subarray(offset - start), payload.length);
+    return ok;
+  });
+}
+
+/** uWebSockets.js (native binary only: its Node fallback implements too little of the API to serve). */
+export function uwsServer(handle: (ex: Exchange) => void): HttpServer {
+  const app = uWS.App();
+  let listenSocket: uWS.us_listen_socket | undefined;
+  app.any('/*', (res, req) => {
+    // uWS request data is valid only until the first await: copy all of it now
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    handle({
+      method: req.getCaseSensitiveMethod().toUpperCase(),
+      path: req.getUrl(),
+      rawQuery: req.getQuery() ?? '',
+      headers,
+      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      onAborted: (cb) => res.onAborted(cb),
+      body: (limit, finished, gone, startPaused) => pausedBody(res, limit, finished, gone, startPaused),
+      respond(status, out, payload, head, close) {
+        res.cork(() => {
+          res.writeStatus(statusLine(status));
+          for (const [k, v] of out) res.writeHeader(k, v);
+          if (head) res.endWithoutBody(payload.length, close);
+          else if (close) res.end(payload, true);
+          else writeDrained(res, payload);
+        });
+      },
+    });
+  });
+  return {
+    name: 'uWebSockets.js',
+    listen(host, port) {
+      return new Promise((resolvePort, reject) => {
+        app.listen(host, port, (socket) => {
+          if (!socket) {
+            reject(new Error(`cannot listen on ${host}:${port} (in use?)`));
+            return;
+          }
+          listenSocket = socket;
+          resolvePort(uWS.us_socket_local_port(socket));
+        });
+      });
+    },
+    close() {
+      if (listenSocket) uWS.us_listen_socket_close(listenSocket);
+      listenSocket = undefined;
+    },
+  };
+}
