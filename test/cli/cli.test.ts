@@ -12,29 +12,15 @@ import { readSource } from '../../ingest/index.js';
 import { buildIndex, compare, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
 import { DatasetSource } from '../../schemas/datasets.js';
 import { startLocalS3 } from '../../server/storage/local-s3.js';
+import { BIN, runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 import { dropDatabase } from '../helpers/test-app.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'veriscreen');
 const DEMO = join(REPO_ROOT, 'ingest', 'fixtures', 'demo');
 const run = promisify(execFile);
 
-function withStdin(args: string[], input: string, env: NodeJS.ProcessEnv = process.env) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: REPO_ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const withStdin = (args: string[], input: string, env: NodeJS.ProcessEnv = process.env) =>
+  runCli(args, { input, env });
 
 describe('bin/veriscreen screen (offline)', () => {
   it('screens JSON lines in input order, with errors on their own line', async () => {

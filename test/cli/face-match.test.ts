@@ -1,31 +1,14 @@
 // bin/veriscreen face-match: real photos in, one JSON line out per input line; bad lines are error lines, not crashes.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FACE_MATCH_THRESHOLD } from '../../identity/face/index.js';
-import { HAS_SHARED_DATA, REPO_ROOT, sharedPath } from '../helpers/shared-data.js';
+import { runCli } from '../helpers/cli.js';
+import { HAS_SHARED_DATA, sharedPath } from '../helpers/shared-data.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'veriscreen');
-
-function withStdin(args: string[], input: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const withStdin = (args: string[], input: string) => runCli(args, { input });
 
 describe.skipIf(!HAS_SHARED_DATA)('bin/veriscreen face-match (offline)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vs-face-match-'));

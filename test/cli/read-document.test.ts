@@ -1,32 +1,13 @@
 // bin/veriscreen read-document: one JSON line per file in argument order; a corrupt or missing file gets its
 // line with mrz null and an error (exit status 1), never a crash.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_SHARED_DATA, REPO_ROOT, sharedPath } from '../helpers/shared-data.js';
+import { runCli } from '../helpers/cli.js';
+import { HAS_SHARED_DATA, sharedPath } from '../helpers/shared-data.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'veriscreen');
-
-function run(args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: string[]) => runCli(args);
 
 describe('bin/veriscreen read-document (offline)', () => {
   let dir: string;

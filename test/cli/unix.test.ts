@@ -1,14 +1,13 @@
 // Issue 16, "CLI as a Unix tool": help without side effects, --version, unknown options refused before anything
 // runs, exit statuses that say whether every record went through, numbered error lines, no silent misses.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENTITY_SCHEMAS } from '../../ingest/entity.js';
 import { CompareSchema } from '../../schemas/subjects.js';
+import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'veriscreen');
 const DEMO = join(REPO_ROOT, 'ingest', 'fixtures', 'demo');
 // every command that touched a dependency would fail on this address: exit 0 proves nothing ran
 const env = {
@@ -18,22 +17,7 @@ const env = {
   LOG_LEVEL: 'warn',
 };
 
-function cli(args: string[], input = '') {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: REPO_ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const cli = (args: string[], input = '') => runCli(args, { input, env });
 
 const jsonLines = (s: string) =>
   s
