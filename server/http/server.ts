@@ -148,6 +148,26 @@ export function bodyTooLarge(limit: number): ApiError {
   });
 }
 
+/** Probes and scrapes, logged at debug: at info they would drown the access log (docs/decisions.md). */
+const QUIET_ROUTES = new Set(['/livez', '/readyz', '/metrics']);
+
+/** The one access log line per request: the route template, never the raw path, query, headers or body. */
+function accessLog(
+  log: Logger,
+  line: {
+    method: string;
+    route: string;
+    status: number;
+    duration_ms: number;
+    request_id: string;
+    tenant_id?: string;
+    aborted?: boolean;
+  },
+): void {
+  if (QUIET_ROUTES.has(line.route)) log.debug(line, 'request');
+  else log.info(line, 'request');
+}
+
 /** The service's request handler, independent of the server that reads the requests. */
 export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exchange) => void {
   const { router, log, metrics, maxBodyBytes } = deps;
@@ -179,6 +199,15 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
       inflight.leave();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.httpDuration.observe({ route: routeLabel, method, status: String(reply.status) }, seconds);
+      accessLog(log, {
+        method,
+        route: routeLabel,
+        status: reply.status,
+        duration_ms: Math.round(seconds * 1e6) / 1e3,
+        request_id,
+        ...(principal && 'tenant_id' in principal ? { tenant_id: principal.tenant_id } : {}),
+        ...(aborted ? { aborted: true } : {}),
+      });
       if (aborted) return;
       const payload = Buffer.from(reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)));
       // a body we did not read (refused before reading it) cannot be skipped on a kept-alive connection: close it

@@ -9,6 +9,7 @@ import { type App, createApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import type { SourceSpec } from '../../server/datasets/dataset-store.js';
 import { ingestVersion } from '../../server/datasets/lifecycle.js';
+import type { Logger } from '../../server/log.js';
 import { REPO_ROOT } from './shared-data.js';
 
 export const DEMO_SOURCE: SourceSpec = {
@@ -27,7 +28,7 @@ export interface TestApp {
 
 /** A fresh database per test file, an app built by the factory, listening on a free port. */
 export async function startTestApp(
-  opts: { sources?: SourceSpec[] | null; env?: Record<string, string>; join?: TestApp } = {},
+  opts: { sources?: SourceSpec[] | null; env?: Record<string, string>; join?: TestApp; log?: Logger } = {},
 ): Promise<TestApp> {
   if (opts.join) return joinTestApp(opts.join, opts.env);
   const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -49,7 +50,7 @@ export async function startTestApp(
     NATS_NAMESPACE: ns,
     ...opts.env,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, opts.log ? { log: opts.log } : {});
   const sources = opts.sources === undefined ? [DEMO_SOURCE] : opts.sources;
   if (sources) {
     await ingestVersion(app, { name: 'test', sources, promote: true });
