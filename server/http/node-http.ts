@@ -1,10 +1,9 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ApiError } from '../errors.js';
-import { type BodyReader, bodyTooLarge, type Exchange } from './server.js';
+import { type BodyReader, collectBody, type Exchange } from './server.js';
 import type { HttpServer } from './transport.js';
 
-/** Collects a request body; paused (not read from the socket) until read() when asked. */
+/** Feeds a request body into the shared collector; paused (not read from the socket) until read() when asked. */
 function nodeBody(
   req: IncomingMessage,
   limit: number,
@@ -12,41 +11,18 @@ function nodeBody(
   gone: () => boolean,
   startPaused: boolean,
 ): BodyReader {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let complete = false;
-  let error: ApiError | undefined;
-  let settle: (() => void) | undefined;
-  req.on('data', (chunk: Buffer) => {
-    if (finished() || error) return;
-    size += chunk.byteLength;
-    if (size > limit) {
-      error = bodyTooLarge(limit);
-      settle?.();
-    } else chunks.push(chunk);
+  const body = collectBody({
+    limit,
+    finished,
+    gone,
+    startPaused,
+    pause: () => req.pause(),
+    resume: () => req.resume(),
   });
-  req.on('end', () => {
-    complete = true;
-    settle?.();
-  });
+  req.on('data', (chunk: Buffer) => body.push(chunk, false));
+  req.on('end', () => body.end());
   req.on('error', () => {});
-  let paused = startPaused;
-  if (paused) req.pause();
-  const resume = () => {
-    if (paused && !gone()) req.resume();
-    paused = false;
-  };
-  return {
-    unread: () => !complete,
-    release: resume,
-    read() {
-      return new Promise<Buffer>((resolve, reject) => {
-        settle = () => (error ? reject(error) : resolve(Buffer.concat(chunks, size)));
-        resume();
-        if (complete || error) settle();
-      });
-    },
-  };
+  return body;
 }
 
 function firstValue(v: string | string[] | undefined): string | undefined {

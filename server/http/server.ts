@@ -140,6 +140,54 @@ export interface Exchange {
   respond(status: number, headers: [string, string][], payload: Buffer, head: boolean, close: boolean): void;
 }
 
+/** The body collection both transports share: chunks kept up to `limit` (413 beyond), reading paused until read()
+ * when asked. The transport feeds it with push() (a chunk it may not reuse) and end(). */
+export function collectBody(opts: {
+  limit: number;
+  finished: () => boolean;
+  gone: () => boolean;
+  startPaused: boolean;
+  pause(): void;
+  resume(): void;
+}): BodyReader & { push(chunk: Buffer, isLast: boolean): void; end(): void } {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let complete = false;
+  let error: ApiError | undefined;
+  let settle: (() => void) | undefined;
+  let paused = opts.startPaused;
+  if (paused) opts.pause();
+  const resume = () => {
+    if (paused && !opts.gone()) opts.resume();
+    paused = false;
+  };
+  return {
+    push(chunk, isLast) {
+      if (opts.finished() || error) return;
+      size += chunk.byteLength;
+      if (size > opts.limit) error = bodyTooLarge(opts.limit);
+      else {
+        chunks.push(chunk);
+        complete = isLast;
+      }
+      if (complete || error) settle?.();
+    },
+    end() {
+      complete = true;
+      settle?.();
+    },
+    unread: () => !complete,
+    release: resume,
+    read() {
+      return new Promise<Buffer>((resolve, reject) => {
+        settle = () => (error ? reject(error) : resolve(Buffer.concat(chunks, size)));
+        resume();
+        if (complete || error) settle();
+      });
+    },
+  };
+}
+
 /** The 413 a body reader raises beyond its limit. */
 export function bodyTooLarge(limit: number): ApiError {
   return new ApiError('payload_too_large', {

@@ -1,10 +1,9 @@
 import uWS from 'uWebSockets.js';
-import type { ApiError } from '../errors.js';
-import { type BodyReader, bodyTooLarge, type Exchange, statusLine } from './server.js';
+import { type BodyReader, collectBody, type Exchange, statusLine } from './server.js';
 import type { HttpServer } from './transport.js';
 
-/** Collects a request body, starting paused if asked: nothing beyond the first packet is read from the socket
- * until read() is called. */
+/** Feeds a request body into the shared collector, starting paused if asked: nothing beyond the first packet is
+ * read from the socket until read() is called. */
 function pausedBody(
   res: uWS.HttpResponse,
   limit: number,
@@ -12,40 +11,17 @@ function pausedBody(
   gone: () => boolean,
   startPaused: boolean,
 ): BodyReader {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let complete = false;
-  let error: ApiError | undefined;
-  let settle: (() => void) | undefined;
-  res.onData((chunk, isLast) => {
-    if (finished() || error) return;
-    size += chunk.byteLength;
-    if (size > limit) {
-      error = bodyTooLarge(limit);
-    } else {
-      // the ArrayBuffer is reused by uWS after this callback: copy it
-      chunks.push(Buffer.from(chunk.slice(0)));
-      complete = isLast;
-    }
-    if (complete || error) settle?.();
+  const body = collectBody({
+    limit,
+    finished,
+    gone,
+    startPaused,
+    pause: () => res.pause(),
+    resume: () => res.resume(),
   });
-  let paused = startPaused;
-  if (paused) res.pause();
-  const resume = () => {
-    if (paused && !gone()) res.resume();
-    paused = false;
-  };
-  return {
-    unread: () => !complete,
-    release: resume,
-    read() {
-      return new Promise<Buffer>((resolve, reject) => {
-        settle = () => (error ? reject(error) : resolve(Buffer.concat(chunks, size)));
-        resume();
-        if (complete || error) settle();
-      });
-    },
-  };
+  // the ArrayBuffer is reused by uWS after this callback: copy it
+  res.onData((chunk, isLast) => body.push(Buffer.from(chunk.slice(0)), isLast));
+  return body;
 }
 
 /** Ends a response without letting uWS buffer what the socket does not take: the rest is written as the client
