@@ -35,12 +35,16 @@ export interface BenchServer {
   url: string;
   adminToken: string;
   env: NodeJS.ProcessEnv;
+  /** the server processes: one `all`, or an `api` (serving `url`) and a `worker` */
+  procs: { role: string; pid: number; url: string }[];
   stop(): Promise<void>;
 }
 
 export async function startServer(opts: {
   ingest: { format: string; source: string }[];
   threads?: number;
+  /** all: one process with every role (default); split: a ROLE=api process and a ROLE=worker process */
+  topology?: 'all' | 'split';
 }): Promise<BenchServer> {
   const id = randomBytes(4).toString('hex');
   const db = `vs_bench_${id}`;
@@ -63,13 +67,21 @@ export async function startServer(opts: {
       env,
     });
   }
-  const proc = await spawnServe(env);
+  const split = opts.topology === 'split';
+  const worker = split ? await spawnServe({ ...env, ROLE: 'worker' }) : undefined;
+  const proc = await spawnServe(split ? { ...env, ROLE: 'api' } : env);
+  const procs = [
+    { role: split ? 'api' : 'all', pid: proc.child.pid as number, url: proc.url },
+    ...(worker ? [{ role: 'worker', pid: worker.child.pid as number, url: worker.url }] : []),
+  ];
   return {
     url: proc.url,
     adminToken,
     env,
+    procs,
     async stop() {
       await proc.stop();
+      await worker?.stop();
       await dropBenchState(db, `vsb${id}`, env.LOCAL_S3_DIR as string);
     },
   };
@@ -141,6 +153,8 @@ export async function load(
     bodies?: string[];
     seconds: number;
     connections: number;
+    /** requests per second across all connections (open loop while the connections keep up); unset: closed loop */
+    rate?: number;
   },
 ): Promise<LoadResult> {
   const bodies = opts.bodies ?? [];
@@ -151,6 +165,7 @@ export async function load(
     headers: opts.headers ?? {},
     duration: opts.seconds,
     connections: opts.connections,
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
     requests: bodies.length
       ? [
           {

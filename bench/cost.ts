@@ -1,0 +1,358 @@
+// Per-request cost of a bench phase, from outside the server: CPU of each server process (main thread, matcher
+// threads, the rest), CPU of the Postgres backends serving the bench database, WAL bytes, rows and index entries
+// written, and the server's event-loop delay (nodejs_eventloop_lag_* on /metrics: prom-client's
+// perf_hooks.monitorEventLoopDelay histogram, reset at every scrape).
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import postgres from 'postgres';
+
+const PG_WALDUMP = ['/usr/lib/postgresql/15/bin/pg_waldump', '/usr/lib/postgresql/16/bin/pg_waldump'].find(
+  (p) => existsSync(p),
+);
+
+/** WAL written for one database between two LSNs, read from the WAL itself (pg_waldump): every record that touches
+ * one of its relations, and the records (commits) of the transactions that did. The cluster is shared with other
+ * work, so its LSN delta alone overstates our share. Bytes by relfilenode, with `commit` for the rest. */
+async function walOfDatabase(
+  dir: string,
+  dbOid: number,
+  start: string,
+  end: string,
+): Promise<Map<string, number> | undefined> {
+  if (!PG_WALDUMP || start === end) return PG_WALDUMP ? new Map() : undefined;
+  const child = spawn(PG_WALDUMP, ['-p', dir, '-s', start, '-e', end], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const ours = new RegExp(`rel \\d+/${dbOid}/(\\d+)`);
+  const byRel = new Map<string, number>();
+  const txOfOurs = new Set<string>();
+  const otherByTx = new Map<string, number>();
+  for await (const line of createInterface({ input: child.stdout })) {
+    const m = /len \(rec\/tot\):\s*\d+\/\s*(\d+), tx:\s*(\d+)/.exec(line);
+    if (!m) continue;
+    const len = Number(m[1]);
+    const tx = m[2] as string;
+    const rel = ours.exec(line);
+    if (rel) {
+      byRel.set(rel[1] as string, (byRel.get(rel[1] as string) ?? 0) + len);
+      if (tx !== '0') txOfOurs.add(tx);
+    } else if (tx !== '0') otherByTx.set(tx, (otherByTx.get(tx) ?? 0) + len);
+  }
+  let rest = 0;
+  for (const tx of txOfOurs) rest += otherByTx.get(tx) ?? 0;
+  byRel.set('commit', rest);
+  return byRel;
+}
+
+const TICK_S = 0.01; // USER_HZ: `getconf CLK_TCK` is 100 on Linux
+
+/** utime + stime of a process or one of its threads, in seconds (undefined when it is gone). */
+function cpuSeconds(path: string): number | undefined {
+  try {
+    // the command name (field 2) may hold spaces: fields after the closing parenthesis
+    const s = readFileSync(path, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * TICK_S;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ServerProc {
+  /** all (one process), api or worker */
+  role: string;
+  pid: number;
+  url: string;
+}
+
+interface ProcSnap {
+  total: number;
+  main: number;
+  matcherBusy: number;
+}
+
+interface Snap {
+  at: number;
+  procs: ProcSnap[];
+  pg: Map<number, number>;
+  walLsn: string;
+  rows: Map<string, number>;
+  indexEntries: Map<string, number>;
+  relayed: number;
+  bench: NodeJS.CpuUsage;
+}
+
+async function metricsText(url: string): Promise<string> {
+  return (await fetch(`${url}/metrics`)).text();
+}
+
+function metric(text: string, name: string): number {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(text);
+  return m?.[1] ? Number(m[1]) : 0;
+}
+
+export interface PhaseCost {
+  name: string;
+  requests: number;
+  seconds: number;
+  /** CPU ms per request, by process kind and part */
+  cpu_ms: Record<string, number>;
+  /** WAL bytes per request: the whole cluster's LSN delta, and the bench database's own records (pg_waldump) by
+   * table (heap and its indexes) */
+  wal_bytes: number;
+  wal_db: Record<string, number> | undefined;
+  /** rows inserted per request, by table; index entries inserted per request, by table (GIN: one per row) */
+  rows: Record<string, number>;
+  index_entries: Record<string, number>;
+  /** outbox rows marked relayed per request (each a second tuple version and its index entries) */
+  relayed: number;
+  /** event-loop delay of each server process over the phase, ms */
+  eld: Record<string, { p50: number; p90: number; p99: number; max: number }>;
+}
+
+const TABLES = [
+  'applicants',
+  'flows',
+  'checks',
+  'alerts',
+  'outbox_events',
+  'audit_log',
+  'webhook_deliveries',
+];
+
+/** Measures phases against one bench server (its processes and database). */
+export class CostProbe {
+  private readonly sql: postgres.Sql;
+  private indexes: { table: string; name: string; predicate: string | null }[] = [];
+  private db: { oid: number; dir: string } | undefined;
+  constructor(
+    private readonly procs: ServerProc[],
+    databaseUrl: string,
+  ) {
+    this.sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  }
+
+  private async snap(): Promise<Snap> {
+    const sql = this.sql;
+    if (!this.indexes.length) {
+      this.indexes = await sql<{ table: string; name: string; predicate: string | null }[]>`
+        select c.relname as table, i.relname as name, pg_get_expr(x.indpred, x.indrelid) as predicate
+        from pg_index x join pg_class c on c.oid = x.indrelid join pg_class i on i.oid = x.indexrelid
+        where c.relname in ${sql(TABLES)}`;
+    }
+    const procs = await Promise.all(
+      this.procs.map(async (p) => ({
+        total: cpuSeconds(`/proc/${p.pid}/stat`) ?? 0,
+        main: cpuSeconds(`/proc/${p.pid}/task/${p.pid}/stat`) ?? 0,
+        matcherBusy: metric(await metricsText(p.url), 'matcher_busy_seconds_total'),
+      })),
+    );
+    const backends = await sql<{ pid: number }[]>`
+      select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
+    const pg = new Map<number, number>();
+    for (const b of backends) {
+      const s = cpuSeconds(`/proc/${b.pid}/stat`);
+      if (s !== undefined) pg.set(b.pid, s);
+    }
+    const [wal] = await sql<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
+    const rows = new Map<string, number>();
+    const indexEntries = new Map<string, number>();
+    for (const t of TABLES) {
+      const [r] = await sql<{ n: number }[]>`select count(*)::int as n from ${sql(t)}`;
+      rows.set(t, r?.n ?? 0);
+      let entries = 0;
+      for (const ix of this.indexes.filter((i) => i.table === t)) {
+        if (!ix.predicate) entries += r?.n ?? 0;
+        else {
+          const [p] = await sql.unsafe<{ n: number }[]>(
+            `select count(*)::int as n from ${t} where ${ix.predicate}`,
+          );
+          entries += p?.n ?? 0;
+        }
+      }
+      indexEntries.set(t, entries);
+    }
+    const [rel] = await sql<{ n: number }[]>`
+      select count(*)::int as n from outbox_events where delivered_at is not null`;
+    return {
+      at: performance.now(),
+      procs,
+      pg,
+      walLsn: wal?.lsn ?? '0/0',
+      rows,
+      indexEntries,
+      relayed: rel?.n ?? 0,
+      bench: process.cpuUsage(),
+    };
+  }
+
+  /** Runs a phase between two snapshots; `requests` counts the phase's successful requests (or the flows written,
+   * when more: requests still in flight when the load generator stops are served and written too). */
+  async phase<T>(
+    name: string,
+    run: () => Promise<T>,
+    requests: (r: T) => number,
+  ): Promise<{ result: T; cost: PhaseCost }> {
+    // a scrape resets the event-loop histogram: the next one covers the phase only
+    await Promise.all(this.procs.map((p) => metricsText(p.url)));
+    const before = await this.snap();
+    const result = await run();
+    const eldTexts = await Promise.all(this.procs.map((p) => metricsText(p.url)));
+    // let the group-commit writer, the relay and the stats settle before counting
+    await new Promise((r) => setTimeout(r, 500));
+    const after = await this.snap();
+    const n = Math.max(1, requests(result), (after.rows.get('flows') ?? 0) - (before.rows.get('flows') ?? 0));
+    const seconds = (after.at - before.at) / 1000;
+    const [w] = await this.sql<{ d: string }[]>`
+      select pg_wal_lsn_diff(${after.walLsn}::pg_lsn, ${before.walLsn}::pg_lsn)::text as d`;
+    const wal = Number(w?.d ?? 0);
+    this.db ??= (
+      await this.sql<{ oid: number; dir: string }[]>`
+        select oid::int as oid, current_setting('data_directory') || '/pg_wal' as dir
+        from pg_database where datname = current_database()`
+    )[0];
+    const walRels = this.db
+      ? await walOfDatabase(this.db.dir, this.db.oid, before.walLsn, after.walLsn)
+      : undefined;
+    let walDb: Record<string, number> | undefined;
+    if (walRels) {
+      const names = new Map(
+        (
+          await this.sql<{ node: string; name: string }[]>`
+            select c.relfilenode::text as node, coalesce(t.relname, c.relname) as name
+            from pg_class c left join pg_index x on x.indexrelid = c.oid left join pg_class t on t.oid = x.indrelid
+            where c.relfilenode <> 0`
+        ).map((r) => [r.node, r.name]),
+      );
+      const byTable = new Map<string, number>();
+      for (const [node, bytes] of walRels) {
+        const name = node === 'commit' ? 'commit records' : (names.get(node) ?? 'other');
+        byTable.set(name, (byTable.get(name) ?? 0) + bytes);
+      }
+      walDb = { total: Math.round([...byTable.values()].reduce((a, b) => a + b, 0) / n) };
+      for (const [k, v] of [...byTable].sort((a, b) => b[1] - a[1])) {
+        const per = Math.round(v / n);
+        if (per) walDb[k] = per;
+      }
+    }
+    const ms = (s: number) => Math.round((s / n) * 1000 * 1000) / 1000;
+    const cpu: Record<string, number> = {};
+    this.procs.forEach((p, i) => {
+      const b = before.procs[i] as ProcSnap;
+      const a = after.procs[i] as ProcSnap;
+      const total = a.total - b.total;
+      const main = a.main - b.main;
+      const matcher = a.matcherBusy - b.matcherBusy;
+      cpu[`${p.role} main thread`] = ms(main);
+      cpu[`${p.role} matcher (busy)`] = ms(matcher);
+      cpu[`${p.role} other threads`] = ms(Math.max(0, total - main - matcher));
+      cpu[`${p.role} process`] = ms(total);
+    });
+    let pgCpu = 0;
+    for (const [pid, s] of after.pg) pgCpu += s - (before.pg.get(pid) ?? 0);
+    cpu['postgres backends'] = ms(pgCpu);
+    cpu['load generator'] = ms(
+      (after.bench.user - before.bench.user + after.bench.system - before.bench.system) / 1e6,
+    );
+    const per = (m: Map<string, number>, m0: Map<string, number>) =>
+      Object.fromEntries(
+        [...m]
+          .map(([k, v]) => [k, Math.round(((v - (m0.get(k) ?? 0)) / n) * 100) / 100])
+          .filter(([, v]) => v),
+      );
+    const eld: PhaseCost['eld'] = {};
+    this.procs.forEach((p, i) => {
+      const t = eldTexts[i] as string;
+      const g = (q: string) => Math.round(metric(t, `nodejs_eventloop_lag_${q}_seconds`) * 10000) / 10;
+      eld[p.role] = { p50: g('p50'), p90: g('p90'), p99: g('p99'), max: g('max') };
+    });
+    return {
+      result,
+      cost: {
+        name,
+        requests: n,
+        seconds,
+        cpu_ms: cpu,
+        wal_bytes: Math.round(wal / n),
+        wal_db: walDb,
+        rows: per(after.rows, before.rows),
+        index_entries: per(after.indexEntries, before.indexEntries),
+        relayed: Math.round(((after.relayed - before.relayed) / n) * 100) / 100,
+        eld,
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.sql.end({ timeout: 5 });
+  }
+}
+
+/** Markdown tables of phase costs side by side. */
+export function costTable(costs: PhaseCost[]): string {
+  const head = `| per request | ${costs.map((c) => c.name).join(' | ')} |\n|---|${costs.map(() => '---|').join('')}`;
+  const keys = (f: (c: PhaseCost) => Record<string, unknown>) => [
+    ...new Set(costs.flatMap((c) => Object.keys(f(c)))),
+  ];
+  const line = (label: string, vals: (string | number | undefined)[]) =>
+    `| ${label} | ${vals.map((v) => v ?? 0).join(' | ')} |`;
+  const lines = [
+    head,
+    line(
+      'requests measured',
+      costs.map((c) => c.requests),
+    ),
+    ...keys((c) => c.cpu_ms).map((k) =>
+      line(
+        `CPU ms: ${k}`,
+        costs.map((c) => c.cpu_ms[k]),
+      ),
+    ),
+    line(
+      'CPU ms: server + Postgres',
+      costs.map((c) =>
+        Object.entries(c.cpu_ms)
+          .filter(([k]) => k.endsWith(' process') || k === 'postgres backends')
+          .reduce((s, [, v]) => s + v, 0)
+          .toFixed(3),
+      ),
+    ),
+    line(
+      'WAL bytes (cluster)',
+      costs.map((c) => c.wal_bytes),
+    ),
+    ...keys((c) => c.wal_db ?? {}).map((k) =>
+      line(
+        `WAL bytes, bench database: ${k}`,
+        costs.map((c) => c.wal_db?.[k]),
+      ),
+    ),
+    ...keys((c) => c.rows).map((k) =>
+      line(
+        `rows: ${k}`,
+        costs.map((c) => c.rows[k]),
+      ),
+    ),
+    ...keys((c) => c.index_entries).map((k) =>
+      line(
+        `index entries: ${k}`,
+        costs.map((c) => c.index_entries[k]),
+      ),
+    ),
+    line(
+      'outbox rows relayed (updated)',
+      costs.map((c) => c.relayed),
+    ),
+    ...keys((c) => c.eld).map((k) =>
+      line(
+        `event-loop delay ${k} p50/p90/p99/max ms`,
+        costs.map((c) => {
+          const e = c.eld[k];
+          return e ? `${e.p50}/${e.p90}/${e.p99}/${e.max}` : '';
+        }),
+      ),
+    ),
+  ];
+  return lines.join('\n');
+}
