@@ -21,7 +21,7 @@ const FlowEvent = Type.Object(
     /** who decided, for a reviewer's decision */
     reviewed_by: Type.Optional(Type.String()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'FlowEventData' },
 );
 
 const event = <T extends TSchema>(description: string, payload: T) => ({ description, payload });

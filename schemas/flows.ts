@@ -183,6 +183,9 @@ export const RedactedFlowOut = Type.Object(
   { id: Uuid, reason_codes: Type.Array(Type.String()), result: FlowResult },
   { title: 'RedactedFlow' },
 );
+/** The media type of the redacted flow (a publishable key's answer), so that the two answers of POST /v1/flows
+ * are told apart by their Content-Type, and typed clients get one type per credential. */
+export const REDACTED_FLOW_MEDIA_TYPE = 'application/vnd.veriscreen.redacted-flow+json';
 
 export const FlowParams = Type.Object({ flow_id: Uuid }, { additionalProperties: false });
 

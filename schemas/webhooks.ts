@@ -26,20 +26,34 @@ export const WebhookEndpointPatchIn = Type.Object(
 );
 export type WebhookEndpointPatchIn = Static<typeof WebhookEndpointPatchIn>;
 
+const endpointFields = {
+  id: Uuid,
+  url: Type.String(),
+  events: Type.Array(WebhookEvent),
+  enabled: Type.Boolean(),
+  disabled_reason: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
 export const WebhookEndpointOut = Type.Object(
   {
-    id: Uuid,
-    url: Type.String(),
-    events: Type.Array(WebhookEvent),
-    enabled: Type.Boolean(),
-    disabled_reason: Nullable(Type.String()),
-    signing_secret: Nullable(Type.String({ description: 'whsec_… — returned only on create and rotation' })),
-    created_at: Timestamp,
-    updated_at: Timestamp,
+    ...endpointFields,
+    signing_secret: Type.Null({ description: 'the secret is shown only on create and rotation' }),
   },
   { title: 'WebhookEndpoint' },
 );
 export type WebhookEndpointOut = Static<typeof WebhookEndpointOut>;
+
+/** The answer of create and rotate_secret: the only ones that carry the signing secret. */
+export const WebhookEndpointWithSecretOut = Type.Object(
+  {
+    ...endpointFields,
+    signing_secret: Type.String({ description: 'whsec_…: shown here only; keep it to verify signatures' }),
+  },
+  { title: 'WebhookEndpointWithSecret' },
+);
+export type WebhookEndpointWithSecretOut = Static<typeof WebhookEndpointWithSecretOut>;
 
 export const WebhookEndpointListOut = Type.Object(
   { items: Type.Array(WebhookEndpointOut), next_cursor: Nullable(Type.String()) },

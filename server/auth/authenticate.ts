@@ -43,6 +43,16 @@ export function createAuthenticator(
   }
 
   return async function authenticate(mode: AuthMode, req: RequestInfo): Promise<Principal> {
+    if (mode === 'session') {
+      // a key is still checked first (an unknown one is a 401), then refused: this route is the dashboard's
+      const principal = await authenticate('secret', req);
+      if (principal.kind !== 'operator') {
+        throw new ApiError('forbidden', {
+          message: 'Only an operator session (cookie) can use this endpoint',
+        });
+      }
+      return principal;
+    }
     if (mode === 'none') return { kind: 'anonymous' };
     if (mode === 'admin') {
       const token = req.headers['x-admin-token'];

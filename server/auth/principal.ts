@@ -1,6 +1,7 @@
 /** Who may call a route: none; admin (X-Admin-Token); secret (tenant secret key or operator session); bearer (the
- * tenant secret key only, as `Authorization: Bearer`: no session cookie); tenant (secret or publishable). */
-export type AuthMode = 'none' | 'admin' | 'secret' | 'bearer' | 'tenant';
+ * tenant secret key only, as `Authorization: Bearer`: no session cookie); tenant (secret, publishable or operator
+ * session); session (an operator session cookie only). */
+export type AuthMode = 'none' | 'admin' | 'secret' | 'bearer' | 'tenant' | 'session';
 
 export interface TenantPrincipal {
   kind: 'secret' | 'publishable';

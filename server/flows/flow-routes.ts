@@ -9,6 +9,7 @@ import {
   FlowOutB,
   FlowParams,
   ProcessAccepted,
+  REDACTED_FLOW_MEDIA_TYPE,
   RedactedFlowOut,
 } from '../../schemas/flows.js';
 import { actorOf } from '../audit/audit.js';
@@ -58,8 +59,10 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
       },
       responses: {
         201: {
-          description: 'Flow created (shape A; a publishable key gets the redacted flow)',
-          schema: Type.Union([FlowOut, RedactedFlowOut]),
+          description:
+            'Flow created: the flow (shape A) for a secret key or an operator session, the redacted flow (its own ' +
+            'media type) for a publishable key',
+          content: { 'application/json': FlowOut, [REDACTED_FLOW_MEDIA_TYPE]: RedactedFlowOut },
         },
         401: E401,
         402: E402,
@@ -82,7 +85,14 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
       handler: async ({ body, principal, req, tenant }) => {
         // the audit row is written in the flow's own statement (one commit per flow), not by the central hook
         const { flow, redacted } = await createFlow(deps, tenant, body, req, actorOf(principal));
-        if (tenant.kind === 'publishable') return { status: 201, audited: true, body: redacted };
+        if (tenant.kind === 'publishable') {
+          return {
+            status: 201,
+            audited: true,
+            body: redacted,
+            headers: { 'content-type': REDACTED_FLOW_MEDIA_TYPE },
+          };
+        }
         return { status: 201, body: flow, audited: true };
       },
     }),

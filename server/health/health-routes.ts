@@ -52,7 +52,9 @@ export function healthRoutes(readiness: Readiness, metrics: Metrics, openapi: ()
       summary: 'Prometheus metrics (text exposition format)',
       tag: 'health',
       auth: 'none',
-      responses: { 200: { description: 'Metrics in Prometheus text format' } },
+      responses: {
+        200: { description: 'Metrics in Prometheus text format', content: { 'text/plain': Type.String() } },
+      },
       handler: async () => ({
         status: 200,
         headers: { 'content-type': metrics.registry.contentType },
@@ -68,6 +70,7 @@ export function healthRoutes(readiness: Readiness, metrics: Metrics, openapi: ()
       auth: 'none',
       responses: {
         200: { description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) },
+        304: { description: 'Not modified: If-None-Match carried the current ETag' },
       },
       handler: ({ req }): Reply => {
         // serialised once per process (~300 KB), with a strong ETag so clients can revalidate for free

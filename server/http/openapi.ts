@@ -1,32 +1,234 @@
 import type { TSchema } from '@sinclair/typebox';
-import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { AllowanceExhausted, ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import { EVENT_CATALOGUE, EVENT_TYPES, eventEnvelope } from '../../schemas/events.js';
-import type { CompiledRoute } from './router.js';
+import type { AuthMode } from '../auth/principal.js';
+import { SESSION_COOKIE } from '../auth/sessions.js';
+import { ERRORS, type ErrorCode } from '../errors.js';
+import type { CompiledRoute, ResponseDoc, RouteSpec } from './router.js';
 
-/** Strips TypeBox's symbol keys by a JSON round trip; JSON Schema 2020-12 is OpenAPI 3.1's dialect. */
-const plain = (s: TSchema): unknown => JSON.parse(JSON.stringify(s));
+const JSON_TYPE = 'application/json';
 
-const SECURITY: Record<string, Record<string, string[]>[]> = {
+/** Who may call an operation, per auth mode (server/auth/authenticate.ts): alternatives, any one suffices. */
+const SECURITY: Record<AuthMode, Record<string, string[]>[]> = {
   none: [],
   admin: [{ adminToken: [] }],
-  secret: [{ secretKey: [] }],
+  secret: [{ secretKey: [] }, { operatorSession: [] }],
   bearer: [{ secretKey: [] }],
-  tenant: [{ secretKey: [] }, { publishableKey: [] }],
+  tenant: [{ secretKey: [] }, { publishableKey: [] }, { operatorSession: [] }],
+  session: [{ operatorSession: [] }],
 };
 
+const SECURITY_SCHEMES = {
+  secretKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Tenant secret key `tnk_…`: the full tenant API',
+  },
+  publishableKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'Publishable key `pk_…`: only sync checks-only flows (POST /v1/flows), from an allowed Origin, rate limited',
+  },
+  operatorSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description:
+      'Dashboard operator session (POST /v1/sessions sets it): the secret-key API within the operator role; writes ' +
+      'need an Origin header matching an allowed origin',
+  },
+  adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'Deployment admin token' },
+  webhookSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Veriscreen-Signature',
+    description:
+      'Sent by Veriscreen to webhook endpoints: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with ' +
+      "the endpoint's signing secret (docs/webhooks.md)",
+  },
+};
+
+const TAGS: Record<string, string> = {
+  health: 'Liveness, readiness, Prometheus metrics and this document; no credential',
+  admin: 'Deployment administration with X-Admin-Token: tenants, dataset versions and feeds, FATF listings',
+  datasets: 'The sanctions/PEP dataset versions a tenant is screened against (read only)',
+  flows: 'Verification flows of an applicant: create (sync or async), process, decide, rerun the AML screen',
+  checks: 'The checks flows ran (AML screens, document and face checks) and their matches',
+  flow_templates: 'Per-tenant flow templates: required checks, documents and intake fields',
+  check_policy: 'The tenant check policy: AML match thresholds, FATF and VPN handling',
+  alerts: 'AML alerts raised by screenings, and their review workflow (assign, dispose, escalate, four-eyes)',
+  applicants: 'People verified by flows: read, update, erase',
+  documents: 'Identity documents and selfies: presigned uploads, completion, verification and preview',
+  operators: 'Dashboard operators of a tenant and their roles',
+  sessions: 'Operator sign-in and the current session (cookie)',
+  'native-apps': 'Registered iOS and Android apps allowed to run flows',
+  audit: 'The tenant audit log',
+  webhooks: 'Webhook endpoints, their signing secrets and deliveries (the events are in `webhooks`)',
+  batches: 'Check batches: screen many subjects asynchronously',
+  monitors: 'Ongoing monitoring: rescreen subjects when the lists change',
+};
+
+/** Keywords that describe a schema without constraining it: a use may add them next to a `$ref`. */
+const ANNOTATIONS = new Set(['description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Named schemas: every (sub)schema with a `title` (schemas/*.ts name theirs) becomes
+ * `components.schemas[<title>]` and a `$ref` wherever it is used, so that generators emit named types.
+ * Two different schemas with one title are a programming error and refused.
+ */
+class SchemaComponents {
+  readonly schemas: Record<string, Json> = {};
+  private readonly texts = new Map<string, string>();
+
+  /** The schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect), its named parts replaced by `$ref`s. */
+  use(schema: TSchema): unknown {
+    // the JSON round trip strips TypeBox's symbol keys
+    return this.walk(JSON.parse(JSON.stringify(schema)));
+  }
+
+  private walk(s: unknown): unknown {
+    if (!isObj(s)) return s;
+    const out: Json = { ...s };
+    for (const k of ['properties', 'patternProperties', '$defs', 'dependentSchemas'] as const) {
+      if (isObj(out[k])) {
+        out[k] = Object.fromEntries(Object.entries(out[k] as Json).map(([n, v]) => [n, this.walk(v)]));
+      }
+    }
+    for (const k of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
+      if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map((v) => this.walk(v));
+    }
+    for (const k of [
+      'items',
+      'additionalProperties',
+      'not',
+      'contains',
+      'propertyNames',
+      'if',
+      'then',
+      'else',
+    ]) {
+      if (isObj(out[k])) out[k] = this.walk(out[k]);
+    }
+    if (typeof out.title !== 'string') return out;
+    const name = componentName(out.title);
+    const ref = { $ref: `#/components/schemas/${name}` };
+    const text = JSON.stringify(out);
+    const known = this.texts.get(name);
+    if (known === undefined) {
+      this.schemas[name] = out;
+      this.texts.set(name, text);
+      return ref;
+    }
+    if (known === text) return ref;
+    // the same schema with other annotations (a use-site description): the $ref with its own annotations
+    const registered = this.schemas[name] as Json;
+    const bare = (o: Json) => JSON.stringify(Object.entries(o).filter(([k]) => !ANNOTATIONS.has(k)));
+    if (bare(registered) === bare(out)) {
+      const own = Object.entries(out).filter(([k, v]) => ANNOTATIONS.has(k) && registered[k] !== v);
+      return { ...ref, ...Object.fromEntries(own) };
+    }
+    throw new Error(`OpenAPI: two different schemas are titled ${out.title}`);
+  }
+}
+
+/** A component name (^[A-Za-z0-9._-]+$) from a title: as is when valid, else PascalCase of its words. */
+function componentName(title: string): string {
+  if (/^[A-Za-z0-9._-]+$/.test(title)) return title;
+  return title
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]?.toUpperCase() + w.slice(1))
+    .join('');
+}
+
+/**
+ * The catalogue codes (server/errors.ts) an operation can meet whatever its handler does, from its route metadata:
+ * the auth mode (authenticate.ts, authorize.ts), path parameters, body, guard and headers. Handler-specific answers
+ * (402, 409, …) are in the route's own `responses`.
+ */
+function metadataErrors(spec: RouteSpec<TSchema, TSchema, TSchema>): ErrorCode[] {
+  // any request: another method on its path, an outage of a backing service or shutting down, the query text rule
+  const codes: ErrorCode[] = [
+    'method_not_allowed',
+    'service_unavailable',
+    'shutting_down',
+    'validation_failed',
+  ];
+  if (spec.auth !== 'none') codes.push('unauthorized');
+  if (spec.auth === 'secret' || spec.auth === 'bearer' || spec.auth === 'tenant' || spec.auth === 'session') {
+    codes.push('tenant_pending_verification', 'tenant_suspended');
+    // a publishable key on a secret-key route, a key on a session route
+    if (spec.auth !== 'tenant') codes.push('forbidden');
+  }
+  if (spec.auth === 'secret' || spec.auth === 'tenant' || spec.auth === 'session') {
+    codes.push('csrf_origin_mismatch', 'insufficient_role');
+  }
+  if (spec.auth === 'tenant') codes.push('origin_not_allowed');
+  if (spec.params) codes.push('not_found');
+  if (spec.body) codes.push('payload_too_large', 'unsupported_media_type');
+  if (spec.guard) codes.push('rate_limited');
+  if (Object.keys(spec.headers ?? {}).some((h) => h.toLowerCase() === 'idempotency-key')) {
+    codes.push('idempotency_in_flight', 'idempotency_key_reused');
+  }
+  return codes;
+}
+
+const ERROR_SCHEMA: Record<number, TSchema> = { 402: AllowanceExhausted, 422: ValidationFailure };
+
+/** Every answer of an operation: the route's own, then one per status of the errors its metadata implies. */
+function answers(spec: RouteSpec<TSchema, TSchema, TSchema>): [string, ResponseDoc][] {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of metadataErrors(spec)) {
+    const { status } = ERRORS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const all = new Map<number, ResponseDoc>(Object.entries(spec.responses).map(([s, d]) => [Number(s), d]));
+  for (const [status, codes] of byStatus) {
+    if (all.has(status)) continue;
+    const list = codes.map((c) => `\`${c}\` (${ERRORS[c].message.replace(/\.$/, '')})`).join('; ');
+    all.set(status, {
+      description: status === 422 ? `Validation error: detail[] names each offending input` : list,
+      schema: ERROR_SCHEMA[status] ?? ErrorEnvelope,
+    });
+  }
+  const sorted = [...all].sort(([a], [b]) => a - b).map(([s, d]): [string, ResponseDoc] => [String(s), d]);
+  return [
+    ...sorted,
+    ['default', { description: '`internal_error`: an unexpected error', schema: ErrorEnvelope }],
+  ];
+}
+
+function responseObject(doc: ResponseDoc, c: SchemaComponents): Json {
+  const content: Record<string, TSchema> = doc.content ?? (doc.schema ? { [JSON_TYPE]: doc.schema } : {});
+  const entries = Object.entries(content);
+  return {
+    description: doc.description,
+    ...(entries.length
+      ? { content: Object.fromEntries(entries.map(([type, s]) => [type, { schema: c.use(s) }])) }
+      : {}),
+  };
+}
+
 /** What a subscribed endpoint receives, one entry per event of the catalogue (schemas/events.ts). */
-function webhooks(): Record<string, unknown> {
+function webhooks(c: SchemaComponents): Record<string, unknown> {
   return Object.fromEntries(
     EVENT_TYPES.map((type) => [
       type,
       {
         post: {
+          operationId: `${componentName(type).replace(/^./, (x) => x.toLowerCase())}Webhook`,
           summary: EVENT_CATALOGUE[type].description,
           description:
             'Signed with `Veriscreen-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (docs/webhooks.md).',
+          tags: ['webhooks'],
+          security: [{ webhookSignature: [] }],
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: plain(eventEnvelope(type)) } },
+            content: { [JSON_TYPE]: { schema: c.use(eventEnvelope(type)) } },
           },
           responses: { '2XX': { description: 'Received; anything else (or no answer in time) is retried' } },
         },
@@ -37,9 +239,10 @@ function webhooks(): Record<string, unknown> {
 
 /** The OpenAPI 3.1 document of exactly the routes registered, and of the webhooks it sends. */
 export function buildOpenApi(routes: CompiledRoute[], version: string): Record<string, unknown> {
+  const c = new SchemaComponents();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const { spec } of routes) {
-    const parameters: Record<string, unknown>[] = [];
+    const parameters: Json[] = [];
     for (const [where, schema] of [
       ['path', spec.params],
       ['query', spec.query],
@@ -52,44 +255,28 @@ export function buildOpenApi(routes: CompiledRoute[], version: string): Record<s
           name,
           in: where,
           required: where === 'path' || required.has(name),
-          schema: plain(s),
+          schema: c.use(s),
         });
       }
     }
     for (const [name, description] of Object.entries(spec.headers ?? {})) {
       parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
     }
-    const responses: Record<string, unknown> = {};
-    for (const [status, doc] of Object.entries(spec.responses)) {
-      responses[status] = {
-        description: doc.description,
-        ...(doc.schema ? { content: { 'application/json': { schema: plain(doc.schema) } } } : {}),
-      };
-    }
-    // answers every operation can give, whether or not its route lists them: a 422 (the query string and the text
-    // rule apply everywhere) and any other error in the one envelope
-    responses['422'] ??= {
-      description: 'Validation error',
-      content: { 'application/json': { schema: plain(ValidationFailure) } },
-    };
-    responses.default ??= {
-      description: 'Error (error.code from the catalogue)',
-      content: { 'application/json': { schema: plain(ErrorEnvelope) } },
-    };
-    const op: Record<string, unknown> = {
+    const op: Json = {
       operationId: spec.operationId,
       summary: spec.summary,
       tags: [spec.tag],
       security: SECURITY[spec.auth],
-      responses,
     };
     if (parameters.length) op.parameters = parameters;
-    if (spec.body) {
-      op.requestBody = { required: true, content: { 'application/json': { schema: plain(spec.body) } } };
-    }
+    if (spec.body)
+      op.requestBody = { required: true, content: { [JSON_TYPE]: { schema: c.use(spec.body) } } };
+    op.responses = Object.fromEntries(answers(spec).map(([status, doc]) => [status, responseObject(doc, c)]));
     paths[spec.path] ??= {};
-    (paths[spec.path] as Record<string, unknown>)[spec.method.toLowerCase()] = op;
+    (paths[spec.path] as Json)[spec.method.toLowerCase()] = op;
   }
+  const hooks = webhooks(c);
+  const tags = [...new Set([...routes.map((r) => r.spec.tag), 'webhooks'])];
   return {
     openapi: '3.1.0',
     info: {
@@ -99,19 +286,12 @@ export function buildOpenApi(routes: CompiledRoute[], version: string): Record<s
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/' }],
-    tags: [...new Set(routes.map((r) => r.spec.tag))].map((name) => ({ name })),
+    tags: tags.map((name) => (TAGS[name] ? { name, description: TAGS[name] } : { name })),
     paths,
-    webhooks: webhooks(),
+    webhooks: hooks,
     components: {
-      securitySchemes: {
-        secretKey: { type: 'http', scheme: 'bearer', description: 'Tenant secret key tnk_…' },
-        publishableKey: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'Publishable key pk_… (sync checks-only flows)',
-        },
-        adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token' },
-      },
+      schemas: Object.fromEntries(Object.entries(c.schemas).sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
 }

@@ -15,7 +15,7 @@ export interface RequestInfo {
 
 /** The tenant a route acts for: every 'secret' and 'tenant' route has one (an operator session is seen as the
  * tenant's secret key, see asTenantPrincipal in server/auth/authorize.ts); other routes have none. */
-export type TenantOf<A extends AuthMode> = A extends 'secret' | 'bearer' | 'tenant'
+export type TenantOf<A extends AuthMode> = A extends 'secret' | 'bearer' | 'tenant' | 'session'
   ? TenantPrincipal
   : undefined;
 
@@ -44,7 +44,10 @@ export interface Reply {
 
 export interface ResponseDoc {
   description: string;
+  /** the JSON body */
   schema?: TSchema;
+  /** instead of schema: the body by media type, when an answer has more than one (e.g. one per credential) */
+  content?: Record<string, TSchema>;
 }
 
 export interface RouteSpec<

@@ -40,7 +40,7 @@ export interface HttpDeps {
 
 const CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-const TENANT_ROUTES = new Set<AuthMode>(['secret', 'bearer', 'tenant']);
+const TENANT_ROUTES = new Set<AuthMode>(['secret', 'bearer', 'tenant', 'session']);
 const REQUEST_ID_RE = /^[\w.:@/+=-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** Bodies up to this size are read while the request is authenticated; larger ones only after. */

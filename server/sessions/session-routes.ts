@@ -85,6 +85,7 @@ class LoginThrottle {
   }
 }
 
+/** The operator of a 'session' route (authenticate() has refused every other credential already). */
 function requireOperator(p: Principal): OperatorPrincipal {
   if (p.kind !== 'operator') {
     throw new ApiError('forbidden', { message: 'Only an operator session (cookie) can use this endpoint' });
@@ -107,6 +108,11 @@ export function sessionRoutes(deps: SessionDeps) {
       responses: {
         201: { description: 'Signed in; Set-Cookie carries the session', schema: SessionOut },
         401: E401,
+        403: {
+          description:
+            'The tenant is suspended or pending_verification, or a browser sign-in came from an origin that is not allowed',
+          schema: ErrorEnvelope,
+        },
         422: E422,
         429: { description: 'Too many failed attempts (Retry-After)', schema: ErrorEnvelope },
       },
@@ -164,7 +170,7 @@ export function sessionRoutes(deps: SessionDeps) {
       operationId: 'getCurrentSession',
       summary: 'The signed-in operator (cookie session only)',
       tag: 'sessions',
-      auth: 'secret',
+      auth: 'session',
       responses: { 200: { description: 'The session', schema: SessionOut }, 401: E401 },
       handler: async ({ principal }) => {
         const p = requireOperator(principal);
@@ -188,12 +194,8 @@ export function sessionRoutes(deps: SessionDeps) {
       operationId: 'deleteSession',
       summary: 'Sign out: revokes the session and clears the cookie',
       tag: 'sessions',
-      auth: 'secret',
-      responses: {
-        204: { description: 'Signed out' },
-        401: E401,
-        403: { description: 'Not a session', schema: ErrorEnvelope },
-      },
+      auth: 'session',
+      responses: { 204: { description: 'Signed out' }, 401: E401 },
       handler: async ({ principal, req }) => {
         const p = requireOperator(principal);
         await transaction(sql, async (tx) => {

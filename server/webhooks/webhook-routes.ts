@@ -9,6 +9,7 @@ import {
   WebhookEndpointListOut,
   WebhookEndpointOut,
   WebhookEndpointPatchIn,
+  WebhookEndpointWithSecretOut,
 } from '../../schemas/webhooks.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { Sql } from '../db/sql.js';
@@ -23,6 +24,7 @@ import {
   type EndpointRow,
   endpointById,
   endpointOut,
+  endpointWithSecretOut,
 } from './webhook-store.js';
 
 export interface WebhookDeps {
@@ -61,7 +63,7 @@ export function webhookRoutes(deps: WebhookDeps) {
       auth: 'secret',
       body: WebhookEndpointCreateIn,
       responses: {
-        201: { description: 'Created', schema: WebhookEndpointOut },
+        201: { description: 'Created', schema: WebhookEndpointWithSecretOut },
         401: E401,
         403: E403,
         422: E422,
@@ -74,7 +76,7 @@ export function webhookRoutes(deps: WebhookDeps) {
           values (${tenant.tenant_id}, ${body.url}, ${body.events}, ${seal(secret, deps.keyMaterial)})
           returning *`;
         if (!row) throw new Error('endpoint insert returned nothing');
-        return { status: 201, body: endpointOut(row, secret) };
+        return { status: 201, body: endpointWithSecretOut(row, secret) };
       },
     }),
     route({
@@ -183,7 +185,7 @@ export function webhookRoutes(deps: WebhookDeps) {
       auth: 'secret',
       params: EndpointParams,
       responses: {
-        200: { description: 'Rotated', schema: WebhookEndpointOut },
+        200: { description: 'Rotated', schema: WebhookEndpointWithSecretOut },
         401: E401,
         404: E404,
         422: E422,
@@ -200,7 +202,7 @@ export function webhookRoutes(deps: WebhookDeps) {
           where id = ${e.id} and tenant_id = ${tenant.tenant_id}
           returning *`;
         if (!row) throw new ApiError('not_found');
-        return { status: 200, body: endpointOut(row, secret) };
+        return { status: 200, body: endpointWithSecretOut(row, secret) };
       },
     }),
     route({

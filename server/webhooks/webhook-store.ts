@@ -1,4 +1,8 @@
-import type { WebhookEndpointOut, WebhookEvent } from '../../schemas/webhooks.js';
+import type {
+  WebhookEndpointOut,
+  WebhookEndpointWithSecretOut,
+  WebhookEvent,
+} from '../../schemas/webhooks.js';
 import type { Sql } from '../db/sql.js';
 
 export interface EndpointRow {
@@ -17,17 +21,22 @@ export interface EndpointRow {
   updated_at: Date;
 }
 
-export function endpointOut(e: EndpointRow, signing_secret: string | null = null): WebhookEndpointOut {
+export function endpointOut(e: EndpointRow): WebhookEndpointOut {
   return {
     id: e.id,
     url: e.url,
     events: e.events,
     enabled: e.enabled,
     disabled_reason: e.disabled_reason,
-    signing_secret,
+    signing_secret: null,
     created_at: e.created_at.toISOString(),
     updated_at: e.updated_at.toISOString(),
   };
+}
+
+/** The endpoint with its new signing secret (create and rotate_secret only). */
+export function endpointWithSecretOut(e: EndpointRow, signing_secret: string): WebhookEndpointWithSecretOut {
+  return { ...endpointOut(e), signing_secret };
 }
 
 export async function endpointById(sql: Sql, tenantId: string, id: string): Promise<EndpointRow | undefined> {

@@ -387,6 +387,8 @@ describe('publishable key', () => {
     });
     expect(ok.status).toBe(201);
     expect(Object.keys(ok.body).sort()).toEqual(['id', 'reason_codes', 'result']);
+    // its own media type, so that typed clients get one answer type per credential (issue 16)
+    expect(ok.headers.get('content-type')).toBe('application/vnd.veriscreen.redacted-flow+json');
     expect(ok.body.result).toBe('approved');
     const wrongOrigin = await call(t.url, 'POST', '/v1/flows', {
       token: shop.publishable_key,
