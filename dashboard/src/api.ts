@@ -5,17 +5,23 @@
  * Types come from schemas/ (type-only imports: nothing of TypeBox reaches the bundle).
  */
 
+import type { Static } from '@sinclair/typebox';
 import type { AlertOut } from '../../schemas/alerts.js';
 import type { ApplicantErasureOut, ApplicantOut, ApplicantPatchIn } from '../../schemas/applicants.js';
-import type { CheckBatchOut } from '../../schemas/batches.js';
+import type { CheckBatchCreateIn, CheckBatchOut } from '../../schemas/batches.js';
 import type { CheckOut } from '../../schemas/checks.js';
-import type { DatasetVersionOut } from '../../schemas/datasets.js';
+import type { DatasetVersionOut, FatfListings } from '../../schemas/datasets.js';
 import type { DocumentOut } from '../../schemas/documents.js';
+import type { DatasetFeedCreateIn, DatasetFeedOut } from '../../schemas/feeds.js';
 import type { FlowDecideIn, FlowOut } from '../../schemas/flows.js';
-import type { MonitorOut } from '../../schemas/monitors.js';
-import type { OperatorOut } from '../../schemas/operators.js';
+import type { MonitorCreateIn, MonitorOut } from '../../schemas/monitors.js';
+import type { OperatorOut, OperatorPatchIn } from '../../schemas/operators.js';
 import type { CheckPolicyIn, CheckPolicyOut } from '../../schemas/policy.js';
-import type { WebhookEndpointOut } from '../../schemas/webhooks.js';
+import type {
+  WebhookDeliveryOut as WebhookDeliverySchema,
+  WebhookEndpointCreateIn,
+  WebhookEndpointOut,
+} from '../../schemas/webhooks.js';
 
 export type {
   AlertOut,
@@ -23,6 +29,7 @@ export type {
   CheckBatchOut,
   CheckOut,
   CheckPolicyOut,
+  DatasetFeedOut,
   DatasetVersionOut,
   DocumentOut,
   FlowOut,
@@ -31,6 +38,7 @@ export type {
   WebhookEndpointOut,
 };
 export type Role = OperatorOut['role'];
+export type WebhookDeliveryOut = Static<typeof WebhookDeliverySchema>;
 
 /** GET /v1/dataset_versions (server/datasets/dataset-operator-routes.ts): no source URIs, only formats. */
 export type DatasetVersionSummary = Omit<DatasetVersionOut, 'sources'> & { formats: string[] };
@@ -211,6 +219,11 @@ export const eraseApplicant = (id: string) =>
   request<ApplicantErasureOut>('DELETE', `/v1/applicants/${encodeURIComponent(id)}`);
 
 // ---- batches and monitors
+export const createBatch = (body: CheckBatchCreateIn) =>
+  request<CheckBatchOut>('POST', '/v1/check_batches', { body });
+export const getBatch = (id: string) =>
+  request<CheckBatchOut>('GET', `/v1/check_batches/${encodeURIComponent(id)}`);
+export const createMonitor = (body: MonitorCreateIn) => request<MonitorOut>('POST', '/v1/monitors', { body });
 export const listBatches = (q: { status?: string; after?: string }) =>
   request<Page<CheckBatchOut>>('GET', '/v1/check_batches', { query: { ...q, limit: 50 } });
 export const listMonitors = (q: { status?: string; search?: string; cursor?: string }) =>
@@ -224,11 +237,29 @@ export const resumeMonitor = (id: string) =>
 export const getPolicy = () => request<CheckPolicyOut>('GET', '/v1/check_policy');
 export const putPolicy = (body: CheckPolicyIn) =>
   request<CheckPolicyOut>('PUT', '/v1/check_policy', { body });
-export const listWebhooks = () => request<Page<WebhookEndpointOut>>('GET', '/v1/webhook_endpoints');
+export const listWebhooks = () =>
+  request<Page<WebhookEndpointOut>>('GET', '/v1/webhook_endpoints', { query: { limit: 200 } });
+export const createWebhook = (body: WebhookEndpointCreateIn) =>
+  request<WebhookEndpointOut>('POST', '/v1/webhook_endpoints', { body });
+export const setWebhookEnabled = (id: string, enabled: boolean) =>
+  request<WebhookEndpointOut>('PATCH', `/v1/webhook_endpoints/${encodeURIComponent(id)}`, {
+    body: { enabled },
+  });
+export const rotateWebhookSecret = (id: string) =>
+  request<WebhookEndpointOut>('POST', `/v1/webhook_endpoints/${encodeURIComponent(id)}/rotate_secret`);
 export const listDeliveries = (id: string) =>
-  request<Page<Record<string, unknown>>>('GET', `/v1/webhook_endpoints/${encodeURIComponent(id)}/deliveries`);
+  request<Page<WebhookDeliveryOut>>('GET', `/v1/webhook_endpoints/${encodeURIComponent(id)}/deliveries`, {
+    query: { limit: 100 },
+  });
+export const redeliver = (endpointId: string, deliveryId: string) =>
+  request<WebhookDeliveryOut>(
+    'POST',
+    `/v1/webhook_endpoints/${encodeURIComponent(endpointId)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`,
+  );
 export const listOperators = () =>
   request<Page<OperatorOut>>('GET', '/v1/operators', { query: { limit: 200 } });
+export const patchOperator = (id: string, body: OperatorPatchIn) =>
+  request<OperatorOut>('PATCH', `/v1/operators/${encodeURIComponent(id)}`, { body });
 
 // ---- dataset versions: read through /v1, promote through /admin (deployment-wide)
 export const listDatasetVersions = () =>
@@ -236,6 +267,20 @@ export const listDatasetVersions = () =>
     'GET',
     '/v1/dataset_versions',
   );
+
+// ---- deployment-wide /admin screens (FATF listings, list feeds): the X-Admin-Token typed in by the operator
+const admin = (token: string) => ({ headers: { 'x-admin-token': token }, quiet401: true });
+
+export type { FatfListings };
+export const getFatf = (token: string) => request<FatfListings>('GET', '/admin/fatf_listings', admin(token));
+export const putFatf = (token: string, body: FatfListings) =>
+  request<FatfListings>('PUT', '/admin/fatf_listings', { ...admin(token), body });
+export const listFeeds = (token: string) =>
+  request<{ items: DatasetFeedOut[] }>('GET', '/admin/dataset_feeds', admin(token));
+export const createFeed = (token: string, body: DatasetFeedCreateIn) =>
+  request<DatasetFeedOut>('POST', '/admin/dataset_feeds', { ...admin(token), body });
+export const runFeed = (token: string, id: string) =>
+  request<DatasetFeedOut>('POST', `/admin/dataset_feeds/${encodeURIComponent(id)}/run`, admin(token));
 export const promoteDatasetVersion = (id: string, adminToken: string) =>
   request<DatasetVersionOut>('POST', `/admin/dataset_versions/${encodeURIComponent(id)}/promote`, {
     headers: { 'x-admin-token': adminToken },

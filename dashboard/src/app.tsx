@@ -8,6 +8,7 @@ import { AdminDatasets } from './views/admin-datasets';
 import { AlertDetail } from './views/alert-detail';
 import { AlertQueue } from './views/alerts';
 import { ApplicantDetail, Applicants } from './views/applicants';
+import { BatchDetail, NewBatch } from './views/batch-upload';
 import { Batches, Monitors } from './views/batches';
 import { FlowDetail, Flows } from './views/flows';
 import { Login } from './views/login';
@@ -124,7 +125,7 @@ function Route({
     case 'applicants':
       return id ? <ApplicantDetail id={id} /> : <Applicants />;
     case 'batches':
-      return <Batches />;
+      return id === 'new' ? <NewBatch /> : id ? <BatchDetail id={id} /> : <Batches />;
     case 'monitors':
       return <Monitors />;
     case 'admin':

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { requiredRole, roleAllows } from '../../schemas/operation-roles.js';
 import { ApiFailure, type Role, type Session } from './api';
 import { humanize } from './format';
 
@@ -12,9 +13,17 @@ export function useSession(): Session {
   return s;
 }
 
-const RANK: Record<Role, number> = { analyst: 1, supervisor: 2, admin: 3 };
 export function hasRole(s: Session, needed: Role): boolean {
-  return RANK[s.operator.role] >= RANK[needed];
+  return roleAllows(s.operator.role, needed);
+}
+
+/** Whether the signed-in operator's role may call an operation: the server's own table (schemas/operation-roles.ts). */
+export function can(
+  s: Session,
+  operationId: string,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+): boolean {
+  return roleAllows(s.operator.role, requiredRole(operationId, method));
 }
 
 export interface Async<T> {

@@ -1,3 +1,4 @@
+import { requiredRole, roleAllows } from '../../schemas/operation-roles.js';
 import { ApiError } from '../errors.js';
 import type { AuthMode, OperatorRole, Principal, TenantPrincipal } from './principal.js';
 
@@ -17,88 +18,7 @@ import type { AuthMode, OperatorRole, Principal, TenantPrincipal } from './princ
  * (e.g. which applicant fields need admin authority) are functions below, called by the handlers.
  */
 
-export const ROLES = ['analyst', 'supervisor', 'admin'] as const satisfies readonly OperatorRole[];
-const RANK: Record<OperatorRole, number> = { analyst: 1, supervisor: 2, admin: 3 };
-
-/** Minimum operator role per operationId. Operations missing here fall back to DEFAULT_RULE (fail closed). */
-export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
-  // flows and checks: an operator creating a flow has the power of a secret key
-  createFlow: 'analyst',
-  listFlows: 'analyst',
-  getFlow: 'analyst',
-  processFlow: 'analyst',
-  rerunAmlScreen: 'analyst',
-  decideFlow: 'supervisor',
-  listChecks: 'analyst',
-  getCheck: 'analyst',
-  createCheckBatch: 'analyst',
-  getCheckBatch: 'analyst',
-  listCheckBatches: 'analyst',
-  // alerts: analysts work them, supervisors give the second pair of eyes
-  listAlerts: 'analyst',
-  getAlert: 'analyst',
-  assignAlert: 'analyst',
-  disposeAlert: 'analyst',
-  escalateAlert: 'analyst',
-  approveAlert: 'supervisor',
-  reviewAlert: 'supervisor',
-  // analysts reach it to withdraw their own proposal; rejecting anyone else's needs a supervisor (mayRejectProposal)
-  rejectAlert: 'analyst',
-  // monitors
-  createMonitor: 'analyst',
-  listMonitors: 'analyst',
-  getMonitor: 'analyst',
-  deleteMonitor: 'supervisor',
-  // tenant-wide configuration
-  getCheckPolicy: 'analyst',
-  updateCheckPolicy: 'admin',
-  listFlowTemplates: 'analyst',
-  getFlowTemplate: 'analyst',
-  createFlowTemplate: 'admin',
-  updateFlowTemplate: 'admin',
-  listWebhookEndpoints: 'admin',
-  createWebhookEndpoint: 'admin',
-  updateWebhookEndpoint: 'admin',
-  deleteWebhookEndpoint: 'admin',
-  getWebhookEndpoint: 'admin',
-  listWebhookDeliveries: 'admin',
-  redeliverWebhook: 'admin',
-  rotateWebhookSecret: 'admin',
-  // applicants (internal_status / risk_tier edits need admin: see authorizeApplicantPatch)
-  listApplicants: 'analyst',
-  getApplicant: 'analyst',
-  updateApplicant: 'analyst',
-  eraseApplicant: 'admin',
-  // documents
-  createFlowDocument: 'analyst',
-  createDocument: 'analyst',
-  listFlowDocuments: 'analyst',
-  getFlowDocument: 'analyst',
-  completeFlowDocument: 'analyst',
-  previewFlowDocument: 'analyst',
-  // operators and sessions
-  createOperator: 'admin',
-  listOperators: 'admin',
-  updateOperator: 'admin',
-  getCurrentSession: 'analyst',
-  deleteSession: 'analyst',
-  // native apps
-  createNativeApp: 'admin',
-  listNativeApps: 'analyst',
-  getNativeApp: 'analyst',
-  updateNativeApp: 'admin',
-  // audit log
-  listAuditEvents: 'admin',
-};
-
-/** Unknown operations: reads are open to every role, writes need admin (fail closed). */
-export function requiredRole(operationId: string, method: string): OperatorRole {
-  return OPERATION_ROLES[operationId] ?? (method === 'GET' ? 'analyst' : 'admin');
-}
-
-export function roleAllows(role: OperatorRole, needed: OperatorRole): boolean {
-  return RANK[role] >= RANK[needed];
-}
+export { OPERATION_ROLES, ROLES, requiredRole, roleAllows } from '../../schemas/operation-roles.js';
 
 /** Route-level rule, applied by the HTTP layer to every authenticated request. */
 export function authorizeRoute(

@@ -10,7 +10,10 @@ export interface TenantPrincipal {
   plan: 'self_serve' | 'contract';
   allowed_origins: string[];
 }
-export type OperatorRole = 'analyst' | 'supervisor' | 'admin';
+
+import type { OperatorRole } from '../../schemas/operation-roles.js';
+
+export type { OperatorRole };
 /** An operator signed in to the dashboard with a session cookie (see server/auth/sessions.ts). */
 export interface OperatorPrincipal {
   kind: 'operator';

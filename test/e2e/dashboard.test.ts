@@ -269,6 +269,64 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     await signOut();
   });
 
+  it('an analyst uploads a customer CSV as a check batch: maps the columns, sees progress, downloads the results with hits', async () => {
+    await signIn('analyst');
+    await page.getByRole('link', { name: 'Batches', exact: true }).click();
+    await page.getByRole('link', { name: 'Upload a CSV' }).click();
+    await page.getByRole('heading', { name: 'New check batch from a CSV' }).waitFor();
+    const csv = [
+      'customer_id;first_name;last_name;geburtsdatum;citizenship;country',
+      'cust-1;Ivan;Demovsky;1961-3-12;ru;RU',
+      'cust-2;Marigold;"Fennimore; Jr.";1980-01-02;GB;GB',
+      'cust-3;Ana;Bellweather;16 July 1969;DE;Germany',
+      'cust-4;;;;;',
+    ].join('\r\n');
+    await page
+      .getByLabel('Customer CSV (header line first)')
+      .setInputFiles({ name: 'customers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    // guessed from the header; the date column is mapped by hand
+    await expect(page.getByLabel('Customer reference (external_id)').inputValue()).resolves.toBe('0');
+    await expect(page.getByLabel('Last name (appended to the name)').inputValue()).resolves.toBe('2');
+    await page.getByLabel('Date of birth (YYYY-MM-DD)').selectOption({ label: 'geburtsdatum' });
+    // malformed optional values are reported by line and left out; a row without a name is skipped
+    await page.locator('li[data-line="4"]').first().waitFor();
+    await expect(page.locator('li[data-line="4"]').allTextContents()).resolves.toEqual([
+      expect.stringContaining('16 July 1969'),
+      expect.stringContaining('Germany'),
+    ]);
+    await expect(page.locator('li[data-line="5"]').textContent()).resolves.toContain('skipped');
+    const preview = page.getByRole('table', { name: 'Preview of the first records' });
+    await expect(preview.locator('tbody tr').first().textContent()).resolves.toContain('1961-03-12');
+    await expect(preview.locator('tbody tr').nth(1).textContent()).resolves.toContain(
+      'Marigold Fennimore; Jr.',
+    );
+    await shot('17-batch-upload', true);
+    await page.getByRole('button', { name: 'Screen 3 records' }).click();
+    await page.getByRole('heading', { name: /^Batch / }).waitFor();
+    const batchId = page.url().split('/').pop() ?? '';
+    await page.locator('[data-batch-progress="3/3"]').waitFor({ timeout: 60_000 });
+    await page.locator('.page-header .badge-completed').waitFor();
+    const hit = page.locator('tr[data-check-id]');
+    await hit.first().waitFor();
+    await expect(hit.count()).resolves.toBe(1);
+    await expect(hit.textContent()).resolves.toMatch(/Ivan Demovsky.*cust-1.*DEMOVSKY/);
+    await page.getByRole('button', { name: 'Prepare results CSV' }).click();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download results (CSV)' }).click(),
+    ]);
+    await shot('18-batch-results', true);
+    const text = await readFile((await download.path()) as string, 'utf8');
+    const lines = text.trim().split('\r\n');
+    expect(lines[0]).toMatch(/^input_ref,external_id,name,result,/);
+    expect(lines.length).toBe(4);
+    expect(lines.find((l) => l.includes(',cust-1,'))).toMatch(/customers\.csv:2,cust-1,Ivan Demovsky,hit,/);
+    expect(lines.find((l) => l.includes(',cust-2,'))).toMatch(/,"Marigold Fennimore; Jr\.",clear,/);
+    const b = await call<Json>(t.url, 'GET', `/v1/check_batches/${batchId}`, { token: tenant.secret_key });
+    expect(b.body).toMatchObject({ status: 'completed', subject_count: 3, completed_count: 3 });
+    await signOut();
+  });
+
   it.skipIf(!HAS_IDENTITY_DATA)(
     'shows an identity flow: the document, extracted fields against the applicant, selfie vs portrait, sub-checks',
     async () => {

@@ -2,7 +2,18 @@ import { useEffect, useState } from 'preact/hooks';
 import { listBatches, listMonitors, type MonitorOut, pauseMonitor, resumeMonitor } from '../api';
 import { fmtNumber, fmtRelative, fmtTime, shortId } from '../format';
 import { href } from '../router';
-import { Badge, Empty, ErrorBox, Loading, PageHeader, Pager, useAsync, useFocusHeading } from '../ui';
+import {
+  Badge,
+  can,
+  Empty,
+  ErrorBox,
+  Loading,
+  PageHeader,
+  Pager,
+  useAsync,
+  useFocusHeading,
+  useSession,
+} from '../ui';
 
 /** Re-polls every few seconds while `active` (e.g. a batch is still processing). */
 function usePoll(active: boolean, reload: () => void, ms = 4000): void {
@@ -27,6 +38,7 @@ function Progress({ done, errors, total }: { done: number; errors: number; total
 }
 
 export function Batches() {
+  const session = useSession();
   const [status, setStatus] = useState('');
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const list = useAsync(
@@ -40,6 +52,11 @@ export function Batches() {
     <section aria-labelledby="page-title">
       <PageHeader title="Check batches">
         {running && <span class="muted">Updating every 4 s…</span>}
+        {can(session, 'createCheckBatch', 'POST') && (
+          <a class="btn btn-primary" href={href('/batches/new')}>
+            Upload a CSV
+          </a>
+        )}
       </PageHeader>
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter batches">
         <label>
@@ -67,7 +84,7 @@ export function Batches() {
       ) : list.error ? (
         <ErrorBox error={list.error} />
       ) : !list.data?.items.length ? (
-        <Empty>No batches yet. Batches are submitted through POST /v1/check_batches.</Empty>
+        <Empty>No batches yet: upload a customer CSV, or submit one through POST /v1/check_batches.</Empty>
       ) : (
         <div class="table-wrap">
           <table class="table">
@@ -86,7 +103,9 @@ export function Batches() {
               {list.data.items.map((b) => (
                 <tr key={b.id}>
                   <td>
-                    <code>{shortId(b.id)}</code>
+                    <a href={href(`/batches/${b.id}`)}>
+                      <code>{shortId(b.id)}</code>
+                    </a>
                   </td>
                   <td>
                     <Badge value={b.status} />
