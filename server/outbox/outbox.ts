@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EVENT_CATALOGUE, EVENT_TYPES, type EventPayload, type EventType } from '../../schemas/events.js';
-import { json, type Sql } from '../db/sql.js';
+import type { Sql } from '../db/sql.js';
 
 /** One event of the transactional outbox (the catalogue and its payload schemas: schemas/events.ts). */
 export interface OutboxRow<T extends EventType = EventType> {
@@ -24,10 +24,29 @@ export function outboxEvent<T extends EventType>(
 }
 
 /** The insert of outbox rows as a statement fragment, for a caller composing one statement (the flow graph). The
- * one place that writes outbox_events. */
+ * one place that writes outbox_events.
+ *
+ * Every event is written (it is the audit trail of what happened: tests, erasure and operators read it). An event
+ * that no enabled endpoint subscribes to at the time of the change — tenant events: an endpoint of that tenant;
+ * global events: any endpoint — is written already relayed (`delivered_at` set): the relay would have found no
+ * endpoint for it, so it skips the relay's claim and update (a second tuple version, new index entries, WAL) and
+ * stays out of the `outbox_undelivered` index. The subscriptions are read in the same statement, so an endpoint
+ * committed before the change hears it. The rows travel as five arrays (one bind parameter each, whatever their
+ * number); the payloads as text, parsed by Postgres (a jsonb[] parameter would be serialized element by element
+ * as JSON strings). */
 export function insertEvents(sql: Sql, rows: readonly OutboxRow[]) {
-  const values = rows.map((e) => ({ ...e, payload: json(sql, e.payload) }));
-  return sql`insert into outbox_events ${sql(values, 'id', 'tenant_id', 'type', 'resource_id', 'payload')}`;
+  return sql`
+    insert into outbox_events (id, tenant_id, type, resource_id, payload, delivered_at)
+    select e.id, e.tenant_id, e.type, e.resource_id, e.payload,
+      case when exists (
+        select 1 from webhook_endpoints w
+        where w.enabled and w.deleted_at is null and e.type = any (w.events)
+          and (e.tenant_id is null or w.tenant_id = e.tenant_id)
+      ) then null else now() end
+    from unnest(
+      ${rows.map((e) => e.id)}::uuid[], ${rows.map((e) => e.tenant_id)}::uuid[], ${rows.map((e) => e.type)}::text[],
+      ${rows.map((e) => e.resource_id)}::uuid[], ${rows.map((e) => JSON.stringify(e.payload))}::text[]::jsonb[]
+    ) as e (id, tenant_id, type, resource_id, payload)`;
 }
 
 /** Writes outbox rows in the caller's transaction. */

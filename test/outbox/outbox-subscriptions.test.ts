@@ -1,0 +1,134 @@
+// Every event is written to the outbox; one that no enabled endpoint subscribes to (the tenant's, or any for a global
+// event) is written already relayed, so the relay never claims or updates it, and one that an endpoint subscribes to
+// is delivered as before.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectCatalogueEvents } from '../helpers/events.js';
+import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
+import { waitFor } from '../helpers/wait.js';
+
+interface EventRow {
+  type: string;
+  delivered: boolean;
+  deliveries: number;
+}
+
+describe('outbox rows by subscription', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let other: Tenant;
+  let receiver: Server;
+  let hookUrl = '';
+  const got: { type: string; data: { flow_id?: string } }[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    tenant = await createTenant(t);
+    other = await createTenant(t, { name: 'Other' });
+    receiver = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => {
+        raw += c.toString();
+      });
+      req.on('end', () => {
+        got.push(JSON.parse(raw) as (typeof got)[number]);
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await new Promise((r) => receiver?.close(r));
+  });
+
+  async function syncFlow(): Promise<string> {
+    const r = await call<{ id: string }>(t.url, 'POST', '/v1/flows', {
+      token: tenant.secret_key,
+      body: { mode: 'sync', applicant: { legal_name_first: 'Ivan', legal_name_last: 'Demovsky' } },
+    });
+    expect(r.status).toBe(201);
+    return r.body.id;
+  }
+
+  /** The flow's events and its checks' and alerts' (the resources it created), with their relay state. */
+  function eventsOf(flowId: string): Promise<EventRow[]> {
+    return t.app.sql<EventRow[]>`
+      select o.type, o.delivered_at is not null as delivered,
+             (select count(*)::int from webhook_deliveries d where d.event_id = o.id) as deliveries
+      from outbox_events o
+      where o.resource_id = ${flowId}
+         or o.resource_id in (select id from checks where flow_id = ${flowId})
+         or o.resource_id in (select id from alerts where flow_id = ${flowId})
+      order by o.seq`;
+  }
+
+  it('writes every event of a flow, already relayed, when no endpoint of the tenant subscribes', async () => {
+    // another tenant's endpoint hears everything: it does not make this tenant's events wait for the relay
+    const ep = await call(t.url, 'POST', '/v1/webhook_endpoints', {
+      token: other.secret_key,
+      body: { url: hookUrl, events: ['flow.created', 'flow.completed', 'check.completed', 'alert.created'] },
+    });
+    expect(ep.status).toBe(201);
+    const flowId = await syncFlow();
+    const rows = await eventsOf(flowId);
+    expect(rows.map((r) => r.type)).toEqual(
+      expect.arrayContaining([
+        'flow.created',
+        'check.completed',
+        'alert.created',
+        'flow.completed',
+        'flow.decided',
+      ]),
+    );
+    expect(rows.every((r) => r.delivered && r.deliveries === 0)).toBe(true);
+    await expectCatalogueEvents(t.app.sql);
+  });
+
+  it('leaves subscribed events to the relay, which delivers them, and writes the others already relayed', async () => {
+    const ep = await call(t.url, 'POST', '/v1/webhook_endpoints', {
+      token: tenant.secret_key,
+      body: { url: hookUrl, events: ['flow.completed', 'alert.created'] },
+    });
+    expect(ep.status).toBe(201);
+    const flowId = await syncFlow();
+    await waitFor('the flow.completed delivery', () =>
+      got.some((g) => g.type === 'flow.completed' && g.data.flow_id === flowId),
+    );
+    await waitFor('the alert.created delivery', () =>
+      got.some((g) => g.type === 'alert.created' && g.data.flow_id === flowId),
+    );
+    const rows = await waitFor('every event relayed', async () => {
+      const r = await eventsOf(flowId);
+      return r.every((e) => e.delivered) ? r : undefined;
+    });
+    for (const r of rows) {
+      expect({ type: r.type, deliveries: r.deliveries }).toEqual({
+        type: r.type,
+        deliveries: r.type === 'flow.completed' || r.type === 'alert.created' ? 1 : 0,
+      });
+    }
+    expect(rows.map((r) => r.type)).toEqual(
+      expect.arrayContaining(['flow.created', 'check.completed', 'flow.decided']),
+    );
+  });
+
+  it('writes events already relayed again once the endpoint is disabled', async () => {
+    const list = await call<{ items: { id: string }[] }>(t.url, 'GET', '/v1/webhook_endpoints', {
+      token: tenant.secret_key,
+    });
+    for (const e of list.body.items) {
+      const p = await call(t.url, 'PATCH', `/v1/webhook_endpoints/${e.id}`, {
+        token: tenant.secret_key,
+        body: { enabled: false },
+      });
+      expect(p.status).toBe(200);
+    }
+    const flowId = await syncFlow();
+    const rows = await eventsOf(flowId);
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    expect(rows.every((r) => r.delivered && r.deliveries === 0)).toBe(true);
+  });
+});
