@@ -327,6 +327,39 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     await signOut();
   });
 
+  it('an analyst creates a monitor (pausing is an admin action); an admin pauses and resumes it', async () => {
+    await signIn('analyst');
+    await page.getByRole('link', { name: 'Monitors', exact: true }).click();
+    await page.getByRole('button', { name: 'New monitor' }).click();
+    await page.getByLabel('Name to monitor').fill('Olga Demovskaya');
+    await page.getByLabel('Date of birth (YYYY-MM-DD)').fill('12/03/1965');
+    await page.getByLabel('Customer reference').fill('cust-olga');
+    await page.getByRole('button', { name: 'Create monitor' }).click();
+    // the API's 422 lands on the field
+    await page.locator('#mon-date_of_birth[aria-invalid="true"]').waitFor();
+    await page.getByLabel('Date of birth (YYYY-MM-DD)').fill('1965');
+    await page.getByRole('button', { name: 'Create monitor' }).click();
+    await page.getByText('Monitoring Olga Demovskaya every 24 h').waitFor();
+    const row = page.locator('tr[data-monitor-id]', { hasText: 'Olga Demovskaya' });
+    await row.locator('.badge-active').waitFor();
+    await expect(row.locator('[data-monitor-toggle]').count()).resolves.toBe(0);
+    await signOut();
+
+    await signIn('admin');
+    await page.getByRole('link', { name: 'Monitors', exact: true }).click();
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await page.getByText('Olga Demovskaya is paused').waitFor();
+    await row.locator('.badge-paused').waitFor();
+    const id = await row.getAttribute('data-monitor-id');
+    const paused = await call<Json>(t.url, 'GET', `/v1/monitors/${id}`, { token: tenant.secret_key });
+    expect(paused.body).toMatchObject({ status: 'paused', external_id: 'cust-olga' });
+    await shot('19-monitors');
+    await row.getByRole('button', { name: 'Resume' }).click();
+    await page.getByText('Olga Demovskaya is active again').waitFor();
+    await row.locator('.badge-active').waitFor();
+    await signOut();
+  });
+
   it.skipIf(!HAS_IDENTITY_DATA)(
     'shows an identity flow: the document, extracted fields against the applicant, selfie vs portrait, sub-checks',
     async () => {

@@ -1,5 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
-import { listBatches, listMonitors, type MonitorOut, pauseMonitor, resumeMonitor } from '../api';
+import type { MonitorCreateIn } from '../../../schemas/monitors.js';
+import {
+  ApiFailure,
+  createMonitor,
+  listBatches,
+  listMonitors,
+  type MonitorOut,
+  pauseMonitor,
+  resumeMonitor,
+} from '../api';
+import { normalizeDob } from '../batch-mapping';
 import { fmtNumber, fmtRelative, fmtTime, shortId } from '../format';
 import { href } from '../router';
 import {
@@ -8,6 +18,7 @@ import {
   Empty,
   ErrorBox,
   Loading,
+  Notice,
   PageHeader,
   Pager,
   useAsync,
@@ -129,7 +140,136 @@ export function Batches() {
   );
 }
 
+const SUBJECT_TYPES = ['person', 'company', 'organization', 'vessel', 'aircraft'] as const;
+
+interface MonitorForm {
+  name: string;
+  type: (typeof SUBJECT_TYPES)[number];
+  date_of_birth: string;
+  nationality: string;
+  country: string;
+  external_id: string;
+  interval_hours: string;
+  run_immediately: boolean;
+}
+const EMPTY_MONITOR: MonitorForm = {
+  name: '',
+  type: 'person',
+  date_of_birth: '',
+  nationality: '',
+  country: '',
+  external_id: '',
+  interval_hours: '24',
+  run_immediately: true,
+};
+
+/** The new-monitor form: one subject, screened now (or at the first due time) and then every interval. */
+function NewMonitor({ onCreated }: { onCreated: (m: MonitorOut) => void }) {
+  const [f, setF] = useState<MonitorForm>(EMPTY_MONITOR);
+  const [error, setError] = useState<unknown>(undefined);
+  const [busy, setBusy] = useState(false);
+  const set = <K extends keyof MonitorForm>(k: K, v: MonitorForm[K]) => setF({ ...f, [k]: v });
+  const issues = error instanceof ApiFailure ? error.issues : [];
+  const issueFor = (field: string) =>
+    issues
+      .filter((i) => i.loc.includes(field))
+      .map((i) => i.msg)
+      .join('; ');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(undefined);
+    const dob = f.date_of_birth.trim();
+    const subject: MonitorCreateIn['subjects'][number] = { name: f.name.trim(), type: f.type };
+    if (dob) subject.date_of_birth = normalizeDob(dob) ?? dob; // the API names a malformed date
+    if (f.nationality.trim()) subject.nationality = f.nationality.trim().toUpperCase();
+    if (f.country.trim()) subject.country = f.country.trim().toUpperCase();
+    const body: MonitorCreateIn = {
+      subjects: [subject],
+      interval_hours: Number(f.interval_hours),
+      run_immediately: f.run_immediately,
+      ...(f.external_id.trim() ? { external_id: f.external_id.trim() } : {}),
+    };
+    setBusy(true);
+    try {
+      const m = await createMonitor(body);
+      setF(EMPTY_MONITOR);
+      onCreated(m);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const field = (
+    id: keyof MonitorForm,
+    label: string,
+    apiField: string,
+    props: Record<string, unknown> = {},
+  ) => (
+    <div class="field">
+      <label for={`mon-${id}`}>{label}</label>
+      <input
+        id={`mon-${id}`}
+        value={String(f[id])}
+        onInput={(e) => set(id, e.currentTarget.value as never)}
+        aria-invalid={!!issueFor(apiField)}
+        {...props}
+      />
+      {issueFor(apiField) && <small class="error-text">{issueFor(apiField)}</small>}
+    </div>
+  );
+  return (
+    <form class="card stack" onSubmit={submit} aria-labelledby="h-new-monitor">
+      <h2 id="h-new-monitor">New monitor</h2>
+      <div class="form-grid">
+        {field('name', 'Name to monitor', 'name', { required: true, maxLength: 500 })}
+        <div class="field">
+          <label for="mon-type">Type</label>
+          <select
+            id="mon-type"
+            value={f.type}
+            onChange={(e) => set('type', e.currentTarget.value as MonitorForm['type'])}
+          >
+            {SUBJECT_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </div>
+        {field('date_of_birth', 'Date of birth (YYYY-MM-DD)', 'date_of_birth')}
+        {field('nationality', 'Nationality (ISO alpha-2)', 'nationality', { maxLength: 2 })}
+        {field('country', 'Country (ISO alpha-2)', 'country', { maxLength: 2 })}
+        {field('external_id', 'Customer reference', 'external_id')}
+        {field('interval_hours', 'Rescreen every (hours)', 'interval_hours', {
+          type: 'number',
+          min: 1,
+          max: 2160,
+        })}
+      </div>
+      <label class="inline">
+        <input
+          type="checkbox"
+          checked={f.run_immediately}
+          onChange={(e) => set('run_immediately', e.currentTarget.checked)}
+        />
+        Screen now (otherwise at the first interval)
+      </label>
+      <ErrorBox error={error} title="The monitor was not created" />
+      <div class="row-actions">
+        <button type="submit" class="btn btn-primary" disabled={busy || !f.name.trim()}>
+          Create monitor
+        </button>
+      </div>
+    </form>
+  );
+}
+
 export function Monitors() {
+  const session = useSession();
+  const mayPause = can(session, 'pauseMonitor', 'POST') && can(session, 'resumeMonitor', 'POST');
+  const [creating, setCreating] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
   const [status, setStatus] = useState('');
   const [search, setSearch] = useState('');
   const [submitted, setSubmitted] = useState('');
@@ -148,7 +288,10 @@ export function Monitors() {
   const toggle = async (m: MonitorOut) => {
     setError(undefined);
     try {
-      await (m.status === 'paused' ? resumeMonitor(m.id) : pauseMonitor(m.id));
+      const next = await (m.status === 'paused' ? resumeMonitor(m.id) : pauseMonitor(m.id));
+      setNotice(
+        `${next.subjects[0]?.name ?? 'The monitor'} is ${next.status === 'paused' ? 'paused' : 'active again'}`,
+      );
       list.reload();
     } catch (e) {
       setError(e);
@@ -156,7 +299,23 @@ export function Monitors() {
   };
   return (
     <section aria-labelledby="page-title">
-      <PageHeader title="Monitors" />
+      <PageHeader title="Monitors">
+        {can(session, 'createMonitor', 'POST') && (
+          <button type="button" class="btn btn-primary" onClick={() => setCreating(!creating)}>
+            {creating ? 'Close the form' : 'New monitor'}
+          </button>
+        )}
+      </PageHeader>
+      <Notice text={notice} onClose={() => setNotice(null)} />
+      {creating && (
+        <NewMonitor
+          onCreated={(m) => {
+            setCreating(false);
+            setNotice(`Monitoring ${m.subjects.map((s) => s.name).join(', ')} every ${m.interval_hours} h`);
+            list.reload();
+          }}
+        />
+      )}
       <form
         class="filters"
         aria-label="Filter monitors"
@@ -219,7 +378,7 @@ export function Monitors() {
             </thead>
             <tbody>
               {list.data.items.map((m) => (
-                <tr key={m.id}>
+                <tr key={m.id} data-monitor-id={m.id}>
                   <td>
                     {m.subjects.map((s) => s.name).join(', ') || shortId(m.id)}
                     <div class="muted small">
@@ -240,8 +399,13 @@ export function Monitors() {
                   </td>
                   <td>{m.interval_hours} h</td>
                   <td>
-                    {m.status !== 'failed' && (
-                      <button type="button" class="btn btn-small" onClick={() => toggle(m)}>
+                    {mayPause && m.status !== 'failed' && (
+                      <button
+                        type="button"
+                        class="btn btn-small"
+                        data-monitor-toggle={m.id}
+                        onClick={() => toggle(m)}
+                      >
                         {m.status === 'paused' ? 'Resume' : 'Pause'}
                       </button>
                     )}
