@@ -210,13 +210,13 @@ export function startErasureWorker(deps: ErasureDeps): Promise<RunningWorker> {
     backoff_ms: [1_000, 5_000, 30_000, 120_000],
     ack_wait_ms: 60_000,
     concurrency: 2,
-    async handle({ erasure_id }, info) {
-      const r = await purgeApplicant(deps, erasure_id);
-      deps.log.info({ erasure_id, result: r, attempt: info.attempt }, 'applicant erasure job done');
+    async handle({ erasure_id }, { log }) {
+      const r = await purgeApplicant({ ...deps, log }, erasure_id);
+      log.info({ result: r }, 'applicant erasure job done');
     },
-    async onGiveUp({ erasure_id }, err) {
+    async onGiveUp(_job, err, log) {
       // stays scheduled: resumeErasures() re-queues it at the next worker start
-      deps.log.error({ err, erasure_id }, 'applicant erasure gave up; it will be resumed at the next start');
+      log.error({ err }, 'applicant erasure gave up; it will be resumed at the next start');
     },
   });
 }
@@ -224,10 +224,14 @@ export function startErasureWorker(deps: ErasureDeps): Promise<RunningWorker> {
 /** Re-queues erasures that are still scheduled (e.g. the publish after the request failed, or a worker gave up).
  * The job id makes a still-queued job a duplicate that JetStream drops. */
 export async function resumeErasures(deps: ErasureDeps): Promise<number> {
-  const rows = await deps.sql<{ id: string }[]>`
-    select id from applicant_erasures where status = 'scheduled' order by requested_at limit 1000`;
+  const rows = await deps.sql<{ id: string; tenant_id: string }[]>`
+    select id, tenant_id from applicant_erasures where status = 'scheduled' order by requested_at limit 1000`;
   for (const r of rows) {
-    await deps.bus.publishJob('applicant_erase', { erasure_id: r.id }, erasureJobId(r.id));
+    await deps.bus.publishJob(
+      'applicant_erase',
+      { erasure_id: r.id, tenant_id: r.tenant_id },
+      erasureJobId(r.id),
+    );
   }
   return rows.length;
 }

@@ -111,10 +111,10 @@ export function applicantRoutes(deps: ApplicantDeps) {
         409: { description: 'The applicant has an open flow', schema: ErrorEnvelope },
         422: E422,
       },
-      handler: async ({ params, principal, req }) => {
+      handler: async ({ params, principal, req, log }) => {
         requireAdminAuthority(principal);
         const out = await requestErasure(
-          deps,
+          { ...deps, log },
           principal,
           tenantOf(principal).tenant_id,
           params.applicant_id,

@@ -224,7 +224,11 @@ export async function requestErasure(
     return { erasure: e, erasedAt: upd.erased_at };
   });
   try {
-    await deps.bus.publishJob('applicant_erase', { erasure_id: erasure.id }, erasureJobId(erasure.id));
+    await deps.bus.publishJob(
+      'applicant_erase',
+      { erasure_id: erasure.id, tenant_id: tenantId },
+      erasureJobId(erasure.id),
+    );
   } catch (err) {
     // the request is durable: resumeErasures() re-queues it when a worker starts
     deps.log.error({ err, erasure_id: erasure.id }, 'erasure job not queued; it will be resumed');

@@ -15,6 +15,8 @@ const INSERT_ROWS = 2000;
 
 export interface ChunkJob {
   batch_id: string;
+  /** for the job's log lines (older jobs may lack it) */
+  tenant_id?: string;
   from: number;
   to: number;
 }
@@ -73,11 +75,12 @@ export async function createBatch(
  * idempotent beyond it) and marks the batch processing. */
 export async function publishChunks(
   deps: { sql: Sql; bus: Bus },
-  batch: Pick<BatchRow, 'id' | 'subject_count' | 'chunk_size'>,
+  batch: Pick<BatchRow, 'id' | 'tenant_id' | 'subject_count' | 'chunk_size'>,
 ) {
   for (let from = 0; from < batch.subject_count; from += batch.chunk_size) {
     const job: ChunkJob = {
       batch_id: batch.id,
+      tenant_id: batch.tenant_id,
       from,
       to: Math.min(from + batch.chunk_size, batch.subject_count),
     };

@@ -157,7 +157,7 @@ async function screenOneByOne(deps: BatchWorkerDeps, job: ChunkJob): Promise<voi
       deps.metrics.batchRecords.inc({ outcome: 'screened' }, screened);
     } catch (err) {
       if (!isPermanentDbError(err)) throw err;
-      deps.log.warn({ err, batch_id: job.batch_id, idx: r.idx }, 'batch record cannot be screened');
+      deps.log.warn({ err, idx: r.idx }, 'batch record cannot be screened');
       await failSubjects(deps, job.batch_id, { from: r.idx, to: r.idx + 1 }, (row) =>
         publicFailureReason(err, row),
       );
@@ -181,13 +181,14 @@ export async function startBatchWorker(deps: BatchWorkerDeps): Promise<RunningWo
     // a chunk takes well under a second; a worker killed mid-chunk has its chunk redelivered after this
     ack_wait_ms: 15_000,
     concurrency: 2,
-    handle: async (job) => {
+    handle: async (job, { log }) => {
+      const jobDeps = { ...deps, log };
       try {
-        const { screened } = await processChunk(deps, job);
+        const { screened } = await processChunk(jobDeps, job);
         deps.metrics.batchRecords.inc({ outcome: 'screened' }, screened);
       } catch (err) {
         if (!isPermanentDbError(err)) throw err;
-        await screenOneByOne(deps, job);
+        await screenOneByOne(jobDeps, job);
       }
     },
     // after the last retry the chunk's still-pending subjects are counted as errors, so the batch still ends

@@ -12,7 +12,7 @@ import {
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { isPermanentDbError } from '../db/pg-errors.js';
 import { outageError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { currentRequestId, type Logger, payloadIds, withRequestId } from '../log.js';
 import type { JobConsumerStats } from '../metrics.js';
 import { type ConnectionState, trackConnection } from './nats.js';
 
@@ -60,7 +60,7 @@ export interface Bus {
   jsm: JetStreamManager;
   /** whether the NATS connection is up now */
   connection: ConnectionState;
-  /** Publishes a job and waits for JetStream's ack. While NATS is unreachable it fails at once (and after
+  /** Publishes a job (carrying the current request id, see withRequestId) and waits for JetStream's ack. While NATS is unreachable it fails at once (and after
    * PUBLISH_TIMEOUT_MS without an ack) with 503 service_unavailable, so a request never waits long on NATS. */
   publishJob(kind: JobKind, payload: unknown, msgID: string): Promise<void>;
 }
@@ -79,10 +79,15 @@ export async function createBus(nc: NatsConnection, ns: string): Promise<Bus> {
     connection,
     async publishJob(kind, payload, msgID) {
       if (!connection.up()) throw outageError('nats');
+      // the request (or job) publishing this job: its id goes on to every log line of the job
+      const requestId = currentRequestId();
+      const h = requestId ? headers() : undefined;
+      if (h && requestId) h.set(REQUEST_ID_HEADER, requestId);
       try {
         await js.publish(jobSubject(ns, kind), JSON.stringify(payload), {
           msgID,
           timeout: PUBLISH_TIMEOUT_MS,
+          ...(h ? { headers: h } : {}),
         });
       } catch (err) {
         const e = outageError('nats');
@@ -91,6 +96,16 @@ export async function createBus(nc: NatsConnection, ns: string): Promise<Bus> {
       }
     },
   };
+}
+
+/** What a job's handler gets besides its payload. */
+export interface JobInfo {
+  redelivered: boolean;
+  attempt: number;
+  /** the job's logger: every line carries kind, job_id, attempt, the payload's ids (tenant_id, flow_id, batch_id,
+   * delivery_id, monitor_id, ...) and the request id of the request that caused the job, if any. Log through it (or
+   * pass it on as deps.log), and add ids learnt on the way with setBindings. */
+  log: Logger;
 }
 
 export interface WorkerOptions<T> {
@@ -107,8 +122,8 @@ export interface WorkerOptions<T> {
   jitter?: number;
   /** failures no retry can cure: given up at once (default: Postgres data and integrity errors) */
   isPermanent?(err: unknown): boolean;
-  handle(payload: T, info: { redelivered: boolean; attempt: number }): Promise<void>;
-  onGiveUp?(payload: T, err: unknown): Promise<void>;
+  handle(payload: T, info: JobInfo): Promise<void>;
+  onGiveUp?(payload: T, err: unknown, log: Logger): Promise<void>;
 }
 
 export interface RunningWorker {
@@ -135,6 +150,7 @@ const ATTEMPT_HEADER = 'Veriscreen-Attempt';
 const NOT_BEFORE_HEADER = 'Veriscreen-Not-Before';
 const JOB_ID_HEADER = 'Veriscreen-Job-Id';
 const DEFERRALS_HEADER = 'Veriscreen-Deferrals';
+const REQUEST_ID_HEADER = 'Veriscreen-Request-Id';
 const MAX_DEFER_MS = 60_000;
 /** Retries waiting for their time, per consumer: only this many can be scheduled before new retries queue behind. */
 const RETRY_LANE_MAX_ACK_PENDING = 100_000;
@@ -193,9 +209,18 @@ export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>
 
   /** Schedules `attempt` of the job in the retry lane, then acks this delivery; nak with the delay when NATS
    * refuses the publish (the job then waits in its current lane, as before). */
-  const scheduleRetry = async (m: JsMsg, jobId: string, attempt: number, delay: number, counted: boolean) => {
+  const scheduleRetry = async (
+    m: JsMsg,
+    jobLog: Logger,
+    jobId: string,
+    attempt: number,
+    delay: number,
+    counted: boolean,
+  ) => {
     try {
       const h = headers();
+      const requestId = m.headers?.get(REQUEST_ID_HEADER);
+      if (requestId) h.set(REQUEST_ID_HEADER, requestId);
       const deferrals = counted ? 0 : Number(m.headers?.get(DEFERRALS_HEADER) || 0) + 1;
       if (!counted) {
         h.set(DEFERRALS_HEADER, String(deferrals));
@@ -211,7 +236,7 @@ export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>
       });
       m.ack();
     } catch (err) {
-      log.warn({ err, kind: opts.kind }, 'could not schedule a retry; the job waits in its lane');
+      jobLog.warn({ err }, 'could not schedule a retry; the job waits in its lane');
       m.nak(delay);
     }
   };
@@ -228,39 +253,48 @@ export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>
     }
     const attempt =
       lane === 'retry' ? Math.max(1, Number(h?.get(ATTEMPT_HEADER) ?? 1)) : m.info.deliveryCount;
+    const requestId = h?.get(REQUEST_ID_HEADER) || undefined;
+    const base = { kind: opts.kind, job_id: jobId, attempt, ...(requestId ? { request_id: requestId } : {}) };
     let payload: T;
     try {
       payload = m.json<T>();
     } catch (err) {
-      log.error({ err, kind: opts.kind }, 'job payload is not JSON: dropped');
+      log.error({ err, ...base }, 'job payload is not JSON: dropped');
       m.term('invalid payload');
       return;
     }
+    const jobLog = log.child({ ...base, ...payloadIds(payload) });
     // long jobs keep their lease
     const heartbeat = setInterval(() => m.working(), Math.max(1000, opts.ack_wait_ms / 3));
+    const started = performance.now();
     try {
-      await opts.handle(payload, { redelivered: m.redelivered || attempt > 1, attempt });
+      // jobs this one publishes carry the same request id
+      await withRequestId(requestId, () =>
+        opts.handle(payload, { redelivered: m.redelivered || attempt > 1, attempt, log: jobLog }),
+      );
       m.ack();
+      jobLog.debug({ took_ms: Math.round(performance.now() - started) }, 'job done');
     } catch (err) {
       if (err instanceof JobDeferred) {
-        await scheduleRetry(m, jobId, attempt, err.delay_ms, false);
+        jobLog.debug({ reason: err.message }, 'job deferred');
+        await scheduleRetry(m, jobLog, jobId, attempt, err.delay_ms, false);
         return;
       }
       const permanent = isPermanent(err);
       if (permanent || attempt >= opts.max_deliver) {
-        log.error({ err, kind: opts.kind, attempt, permanent }, 'job failed for the last time');
+        jobLog.error({ err, permanent }, 'job failed for the last time');
         try {
-          await opts.onGiveUp?.(payload, err);
+          await withRequestId(requestId, () => opts.onGiveUp?.(payload, err, jobLog));
           m.term(permanent ? 'permanent failure' : 'max deliveries reached');
         } catch (giveUpErr) {
           // the failure could not be recorded (e.g. Postgres down): try again later
-          log.warn({ err: giveUpErr, kind: opts.kind }, 'recording a failed job failed; will retry');
+          jobLog.warn({ err: giveUpErr }, 'recording a failed job failed; will retry');
           m.nak(delayFor(1));
         }
       } else {
         const delay = delayFor(attempt);
-        log.warn({ err, kind: opts.kind, attempt, retry_in_ms: delay }, 'job failed; will retry');
-        await scheduleRetry(m, jobId, attempt + 1, delay, true);
+        jobLog.warn({ err, retry_in_ms: delay }, 'job failed; will retry');
+        await scheduleRetry(m, jobLog, jobId, attempt + 1, delay, true);
       }
     } finally {
       clearInterval(heartbeat);
@@ -273,7 +307,9 @@ export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>
     const inflight = new Set<Promise<void>>();
     const loop = (async () => {
       for await (const m of messages) {
-        const p = process(m, lane).catch((err: unknown) => log.error({ err }, 'job handler crashed'));
+        const p = process(m, lane).catch((err: unknown) =>
+          log.error({ err, kind: opts.kind }, 'job handler crashed'),
+        );
         inflight.add(p);
         void p.finally(() => inflight.delete(p));
         if (inflight.size >= opts.concurrency) await Promise.race(inflight);

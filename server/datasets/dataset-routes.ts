@@ -47,7 +47,7 @@ export function datasetRoutes(deps: LifecycleDeps) {
         401: E401,
         422: E422,
       },
-      handler: async ({ body }) => {
+      handler: async ({ body, log }) => {
         const bad = body.sources
           .map((s, i) => ({ s, i }))
           .filter(({ s }) => !FORMATS.includes(s.format))
@@ -60,7 +60,7 @@ export function datasetRoutes(deps: LifecycleDeps) {
         const name =
           body.name ??
           `${body.sources.map((s) => s.format).join('+')} ${new Date().toISOString().slice(0, 10)}`;
-        const v = await requestBuild(deps, { name, sources: body.sources, notes: body.notes });
+        const v = await requestBuild({ ...deps, log }, { name, sources: body.sources, notes: body.notes });
         return { status: 201, body: versionOut(v) };
       },
     }),

@@ -317,8 +317,8 @@ export async function startFeedWorkers(
     jitter: 0.1,
     ack_wait_ms: 60_000,
     concurrency: 1,
-    handle: async ({ feed_id }) => {
-      await runFeed(deps, feed_id);
+    handle: async ({ feed_id }, { log }) => {
+      await runFeed({ ...deps, log }, feed_id);
     },
     async onGiveUp({ feed_id }, err) {
       const message = `gave up: ${(err as Error).message ?? String(err)}`;

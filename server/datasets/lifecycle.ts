@@ -266,21 +266,18 @@ export function startDatasetBuildWorker(
     jitter: 0.1,
     ack_wait_ms: 60_000,
     concurrency: 1,
-    async handle({ version_id }, { attempt }) {
+    async handle({ version_id }, { attempt, log }) {
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
       try {
         const v = await buildVersion(deps, version_id);
         deps.metrics.buildDuration.observe({ status: v.status }, seconds());
-        deps.log.info(
-          { version: version_id, status: v.status, stats: { entities: v.stats.entities } },
-          'dataset version built',
-        );
+        log.info({ status: v.status, stats: { entities: v.stats.entities } }, 'dataset version built');
       } catch (err) {
         if (isPermanent(err)) {
           // the version is failed with the offending source and line: a retry cannot help
           deps.metrics.buildDuration.observe({ status: 'failed' }, seconds());
-          deps.log.warn({ err, version: version_id }, 'dataset version build failed');
+          log.warn({ err }, 'dataset version build failed');
           return;
         }
         // visible to admins while the job waits for its retry; cleared when the build succeeds

@@ -281,7 +281,7 @@ export async function completeDocument(
       details: { upload_status: cur.upload_status },
     });
   }
-  await deps.bus.publishJob('document_verify', { document_id: id }, verifyJobId(id));
+  await deps.bus.publishJob('document_verify', { document_id: id, tenant_id: tenantId }, verifyJobId(id));
   return { document_id: id, upload_status: 'uploaded' };
 }
 
@@ -377,7 +377,11 @@ async function afterVerified(deps: DocumentDeps, d: DocumentRow): Promise<void> 
   const [reads] = await deps.sql<{ analysis_status: string | null }[]>`
     select ${analysisStatus(deps.sql)} from documents d where d.id = ${d.id}`;
   if (reads?.analysis_status === 'pending') {
-    await deps.bus.publishJob('document_analyze', { document_id: d.id }, analyzeJobId(d.id));
+    await deps.bus.publishJob(
+      'document_analyze',
+      { document_id: d.id, tenant_id: d.tenant_id },
+      analyzeJobId(d.id),
+    );
     return;
   }
   await onDocumentsComplete(deps, d.tenant_id, d.flow_id);

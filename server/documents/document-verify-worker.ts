@@ -9,13 +9,13 @@ export function startDocumentVerifyWorker(deps: DocumentDeps): Promise<RunningWo
     backoff_ms: [1_000, 5_000, 30_000],
     ack_wait_ms: 30_000,
     concurrency: 4,
-    async handle({ document_id }) {
-      const status = await verifyDocument(deps, document_id);
-      deps.log.debug({ document_id, status }, 'document verified');
+    async handle({ document_id }, { log }) {
+      const status = await verifyDocument({ ...deps, log }, document_id);
+      log.debug({ status }, 'document verified');
     },
-    async onGiveUp({ document_id }, err) {
+    async onGiveUp(_job, err, log) {
       // S3 unreachable for long: the document stays `uploaded`; calling complete again re-queues it
-      deps.log.error({ err, document_id }, 'document verification gave up');
+      log.error({ err }, 'document verification gave up');
     },
   });
 }

@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import { asTenantPrincipal } from '../auth/authorize.js';
 import type { AuthMode, Principal } from '../auth/principal.js';
 import { ApiError, type Dependency, ERRORS, outageError, outageOf, ValidationError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { type Logger, withRequestId } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { corsHeaders, corsRoute, preflightHeaders } from './cors.js';
 import type { CompiledRoute, Reply, RequestInfo, Router } from './router.js';
@@ -359,7 +359,8 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
       );
     }
 
-    (async () => {
+    // jobs published while serving the request carry its id (their log lines too)
+    withRequestId(request_id, async () => {
       // a small body is read first (an early refusal then leaves the connection usable), a large one after auth
       const early = eager ? await body?.read() : undefined;
       principal = await deps.authenticate(route.spec.auth, info);
@@ -391,13 +392,13 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
         params,
         principal,
         tenant,
-        log: log.child({ request_id }),
+        log: log.child({ request_id, ...(tenant ? { tenant_id: tenant.tenant_id } : {}) }),
         setHeader,
       });
       if (deps.audit && method !== 'GET' && method !== 'HEAD' && reply.status < 400 && !reply.audited) {
         await deps.audit({ spec: route.spec, principal, req: info, params, reply });
       }
       return reply;
-    })().then(send, fail);
+    }).then(send, fail);
   };
 }

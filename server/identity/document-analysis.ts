@@ -117,13 +117,13 @@ export function startDocumentAnalyzeWorker(deps: AnalysisDeps): Promise<RunningW
     backoff_ms: [1_000, 5_000, 30_000],
     ack_wait_ms: 30_000,
     concurrency: deps.concurrency,
-    async handle({ document_id }) {
-      await analyzeDocument(deps, document_id);
+    async handle({ document_id }, { log }) {
+      await analyzeDocument({ ...deps, log }, document_id);
     },
-    async onGiveUp({ document_id }, err) {
+    async onGiveUp({ document_id }, err, log) {
       // the upload stays unread (analysis_status pending); complete cannot re-queue a verified document, so the
       // failure is recorded as a reading with an error: the document check then routes the flow to review
-      deps.log.error({ err, document_id }, 'document reading gave up');
+      log.error({ err }, 'document reading gave up');
       await recordFailedReading(deps.sql, document_id, (err as Error).message ?? String(err));
       const [d] = await deps.sql<{ tenant_id: string; flow_id: string }[]>`
         select tenant_id, flow_id from documents where id = ${document_id}`;

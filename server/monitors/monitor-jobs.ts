@@ -77,7 +77,7 @@ export async function claimDue(deps: Pick<MonitorDeps, 'sql' | 'bus'>, limit = 2
     }
     await deps.bus.publishJob(
       'monitor_run',
-      { monitor_id: d.id },
+      { monitor_id: d.id, tenant_id: d.tenant_id },
       `monitor_run:${d.id}:${d.due.toISOString()}`,
     );
   }
@@ -149,7 +149,7 @@ export async function startMonitorWorkers(
     jitter: 0.2,
     ack_wait_ms: 30_000,
     concurrency: 4,
-    handle: ({ monitor_id }) => runMonitor(deps, monitor_id),
+    handle: ({ monitor_id }, { log }) => runMonitor({ ...deps, log }, monitor_id),
     async onGiveUp({ monitor_id }, err) {
       // the reason is for the tenant: raw Postgres messages (table and constraint names) stay in the log
       const [m] = await deps.sql<{ tenant_id: string; applicant_id: string | null }[]>`
@@ -168,9 +168,9 @@ export async function startMonitorWorkers(
     backoff_ms: [2_000, 10_000, 60_000, 300_000],
     ack_wait_ms: 60_000,
     concurrency: 1,
-    async handle({ from, to }) {
-      const r = await rescreenDelta(deps, from, to);
-      deps.log.info({ from, to, ...r }, 'monitors rescreened against the promotion delta');
+    async handle({ from, to }, { log }) {
+      const r = await rescreenDelta({ ...deps, log }, from, to);
+      log.info({ from, to, ...r }, 'monitors rescreened against the promotion delta');
     },
   });
   let stopped = false;

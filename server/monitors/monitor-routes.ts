@@ -104,7 +104,11 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
             update monitors set next_due_at = now() + make_interval(hours => interval_hours)
             where id = ${m.id} and next_due_at <= now() returning id`;
           if (claimed.length)
-            await deps.bus.publishJob('monitor_run', { monitor_id: m.id }, `monitor_run:${m.id}:created`);
+            await deps.bus.publishJob(
+              'monitor_run',
+              { monitor_id: m.id, tenant_id: m.tenant_id },
+              `monitor_run:${m.id}:created`,
+            );
         }
         return { status: 201, body: monitorOut(m) };
       },

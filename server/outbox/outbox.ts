@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EVENT_CATALOGUE, EVENT_TYPES, type EventPayload, type EventType } from '../../schemas/events.js';
 import type { Sql } from '../db/sql.js';
+import { currentRequestId } from '../log.js';
 
 /** One event of the transactional outbox (the catalogue and its payload schemas: schemas/events.ts). */
 export interface OutboxRow<T extends EventType = EventType> {
@@ -33,11 +34,13 @@ export function outboxEvent<T extends EventType>(
  * stays out of the `outbox_undelivered` index. The subscriptions are read in the same statement, so an endpoint
  * committed before the change hears it. The rows travel as five arrays (one bind parameter each, whatever their
  * number); the payloads as text, parsed by Postgres (a jsonb[] parameter would be serialized element by element
- * as JSON strings). */
+ * as JSON strings). Each row keeps the id of the request (or job) that caused it, so the log lines of its webhook
+ * deliveries carry that id. */
 export function insertEvents(sql: Sql, rows: readonly OutboxRow[]) {
+  const requestId = currentRequestId() ?? null;
   return sql`
-    insert into outbox_events (id, tenant_id, type, resource_id, payload, delivered_at)
-    select e.id, e.tenant_id, e.type, e.resource_id, e.payload,
+    insert into outbox_events (id, tenant_id, type, resource_id, payload, request_id, delivered_at)
+    select e.id, e.tenant_id, e.type, e.resource_id, e.payload, ${requestId}::text,
       case when exists (
         select 1 from webhook_endpoints w
         where w.enabled and w.deleted_at is null and e.type = any (w.events)

@@ -20,6 +20,8 @@ export interface DeliveryDeps {
 
 interface Job {
   delivery_id: string;
+  /** for the job's log lines (older jobs may lack it) */
+  tenant_id?: string;
   manual?: boolean;
 }
 
@@ -61,7 +63,7 @@ export const PER_ENDPOINT_CONCURRENCY = 2;
 const SUCCESS_RECORD_PATIENCE_MS = 10 * 60_000;
 
 export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningWorker> {
-  const { sql, log } = deps;
+  const { sql } = deps;
   const backoff_ms = deps.schedule_s.map((s) => s * 1000);
   const inflight = new Map<string, number>();
   /** The receiver has the event: record that, retrying while Postgres is unavailable instead of failing the
@@ -70,6 +72,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
    * SUCCESS_RECORD_PATIENCE_MS, is the event sent again: delivery is at least once, and receivers deduplicate on the
    * event id (docs/webhooks.md). */
   async function recordSuccess(
+    log: Logger,
     ctx: DeliveryContext,
     attempt: number,
     status_code: number | null,
@@ -91,10 +94,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
         return;
       } catch (err) {
         if (Date.now() + wait > until) throw err;
-        log.warn(
-          { err, delivery_id: ctx.id, retry_in_ms: wait },
-          'delivered, but recording it failed; retrying',
-        );
+        log.warn({ err, retry_in_ms: wait }, 'delivered, but recording it failed; retrying');
         await new Promise((r) => setTimeout(r, wait));
       }
     }
@@ -102,7 +102,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
 
   /** One attempt: sign, send, record. A 2xx is recorded until that succeeds (see recordSuccess); anything else is
    * recorded and thrown, so runWorker schedules the next attempt. */
-  async function send(ctx: DeliveryContext, attempt: number): Promise<void> {
+  async function send(log: Logger, ctx: DeliveryContext, attempt: number): Promise<void> {
     const body = eventBody(ctx);
     const secrets = [unseal(ctx.secret_sealed, deps.keyMaterial)];
     if (
@@ -146,7 +146,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
     }
     const duration_ms = Math.round(performance.now() - started);
     if (!error) {
-      await recordSuccess(ctx, attempt, status_code, duration_ms);
+      await recordSuccess(log, ctx, attempt, status_code, duration_ms);
       deps.metrics?.webhookDeliveries.inc({ outcome: 'succeeded' });
       return;
     }
@@ -166,7 +166,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
     throw new DeliveryFailed(error);
   }
 
-  return runWorker<Job>(deps.bus, log, {
+  return runWorker<Job>(deps.bus, deps.log, {
     kind: 'webhook_delivery',
     max_deliver: backoff_ms.length + 1,
     backoff_ms,
@@ -198,7 +198,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
       }
       inflight.set(ctx.endpoint_id, busy + 1);
       try {
-        await send(ctx, info.attempt);
+        await send(info.log, ctx, info.attempt);
       } finally {
         const n = (inflight.get(ctx.endpoint_id) ?? 1) - 1;
         if (n > 0) inflight.set(ctx.endpoint_id, n);

@@ -1,14 +1,22 @@
 import type { Bus } from '../bus/jetstream.js';
 import { type Sql, transaction } from '../db/sql.js';
-import type { Logger } from '../log.js';
+import { type Logger, withRequestId } from '../log.js';
 
 interface OutboxRow {
   id: string;
   tenant_id: string | null;
   type: string;
+  request_id: string | null;
 }
 
 const BATCH = 200;
+
+interface DeliveryRef {
+  id: string;
+  tenant_id: string;
+  /** the request that caused the event: the delivery job carries it to its log lines */
+  request_id: string | null;
+}
 
 /** Moves outbox events to webhook deliveries: one delivery row per subscribed endpoint, created in the transaction
  * that marks the events relayed (outbox_events.delivered_at). Rows are claimed with SKIP LOCKED, so any number of
@@ -18,54 +26,63 @@ const BATCH = 200;
 export async function relayOnce(sql: Sql, bus: Bus): Promise<number> {
   const { relayed, created } = await transaction(sql, async (tx) => {
     const events = await tx<OutboxRow[]>`
-      select id, tenant_id, type from outbox_events
+      select id, tenant_id, type, request_id from outbox_events
       where delivered_at is null order by seq limit ${BATCH} for update skip locked`;
-    if (!events.length) return { relayed: 0, created: [] as string[] };
+    if (!events.length) return { relayed: 0, created: [] as DeliveryRef[] };
     const types = [...new Set(events.map((e) => e.type))];
     const endpoints = await tx<{ id: string; tenant_id: string; events: string[] }[]>`
       select id, tenant_id, events from webhook_endpoints
       where enabled and deleted_at is null and events && ${types}::text[]`;
-    const rows: { tenant_id: string; endpoint_id: string; event_id: string; event_type: string }[] = [];
+    const rows: {
+      tenant_id: string;
+      endpoint_id: string;
+      event_id: string;
+      event_type: string;
+      request_id: string | null;
+    }[] = [];
     for (const ev of events) {
       for (const ep of endpoints) {
         // tenant events go to that tenant's endpoints; global events (no tenant) to every subscriber
         if ((ev.tenant_id === null || ep.tenant_id === ev.tenant_id) && ep.events.includes(ev.type)) {
-          rows.push({ tenant_id: ep.tenant_id, endpoint_id: ep.id, event_id: ev.id, event_type: ev.type });
+          rows.push({
+            tenant_id: ep.tenant_id,
+            endpoint_id: ep.id,
+            event_id: ev.id,
+            event_type: ev.type,
+            request_id: ev.request_id,
+          });
         }
       }
     }
-    const ids = rows.length
-      ? (
-          await tx<{ id: string }[]>`
-            insert into webhook_deliveries ${tx(rows)} on conflict (endpoint_id, event_id) do nothing returning id`
-        ).map((r) => r.id)
+    const created = rows.length
+      ? await tx<DeliveryRef[]>`
+          insert into webhook_deliveries ${tx(rows)} on conflict (endpoint_id, event_id) do nothing
+          returning id, tenant_id, request_id`
       : [];
     await tx`update outbox_events set delivered_at = now() where id in ${tx(events.map((e) => e.id))}`;
-    return { relayed: events.length, created: ids };
+    return { relayed: events.length, created };
   });
   await publish(sql, bus, created);
   return relayed;
 }
 
-async function publish(sql: Sql, bus: Bus, ids: string[]): Promise<void> {
-  for (const id of ids) {
+async function publish(sql: Sql, bus: Bus, deliveries: DeliveryRef[]): Promise<void> {
+  for (const { id, tenant_id, request_id } of deliveries) {
     // msgID dedup makes a second publish of the same delivery (within the stream's window) a no-op
-    await bus.publishJob('webhook_delivery', { delivery_id: id }, `webhook_delivery:${id}`);
+    await withRequestId(request_id ?? undefined, () =>
+      bus.publishJob('webhook_delivery', { delivery_id: id, tenant_id }, `webhook_delivery:${id}`),
+    );
     await sql`update webhook_deliveries set published_at = now() where id = ${id}`;
   }
 }
 
 /** Deliveries committed but never published (older than a few seconds, so not racing the pass that made them). */
 export async function republishStranded(sql: Sql, bus: Bus): Promise<number> {
-  const rows = await sql<{ id: string }[]>`
-    select id from webhook_deliveries
+  const rows = await sql<DeliveryRef[]>`
+    select id, tenant_id, request_id from webhook_deliveries
     where published_at is null and created_at < now() - interval '5 seconds'
     order by created_at limit ${BATCH}`;
-  await publish(
-    sql,
-    bus,
-    rows.map((r) => r.id),
-  );
+  await publish(sql, bus, rows);
   return rows.length;
 }
 

@@ -257,7 +257,7 @@ export function webhookRoutes(deps: WebhookDeps) {
         if (!row) throw new ApiError('not_found', { message: 'Delivery not found' });
         await deps.bus.publishJob(
           'webhook_delivery',
-          { delivery_id: row.id, manual: true },
+          { delivery_id: row.id, tenant_id: tenant.tenant_id, manual: true },
           `webhook_delivery:${row.id}:manual:${Date.now()}`,
         );
         return { status: 202, body: deliveryOut(row) };
