@@ -48,7 +48,7 @@ export const ErrorEnvelope = Type.Object({ error: ErrorBody }, { title: 'Error' 
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
 
 export const ValidationFailure = Type.Object(
-  { detail: Type.Array(ValidationErrorItem), error: Type.Optional(ErrorBody) },
+  { detail: Type.Array(ValidationErrorItem), error: ErrorBody },
   { title: 'HTTPValidationError' },
 );
 

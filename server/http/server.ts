@@ -262,13 +262,13 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
       const close = body?.unread() ?? false;
       if (!close) body?.release();
       const out: [string, string][] = [['x-request-id', request_id]];
-      if (reply.body !== undefined && reply.text === undefined)
-        out.push(['content-type', 'application/json']);
-      const all = {
+      const all: Record<string, string> = {
         ...extraHeaders,
         ...(cors ? corsHeaders(headers.origin, principal) : {}),
         ...reply.headers,
       };
+      // a JSON body is application/json unless the reply names its own (e.g. the redacted flow's media type)
+      if (reply.body !== undefined && reply.text === undefined) all['content-type'] ??= 'application/json';
       out.push(...Object.entries(all));
       // HEAD: the GET's headers and length, no body
       ex.respond(reply.status, out, payload, method === 'HEAD', close);
