@@ -183,6 +183,14 @@ export function letterBound(a: string, b: string): number {
   return Math.max(aCons, bCons, 0.5 * Math.max(aAll, bAll));
 }
 
+function allDigits(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 function hasDigit(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -225,14 +233,36 @@ export function typingSlip(a: string, b: string): boolean {
   return same && osaDoubled(a, b) <= 2;
 }
 
+/** Endings of East Slavic patronymics (folded). */
+const PATRONYMIC_END = /(?:ovich|evich|ovych|evych|ovna|evna|ivna|ich)$/;
+
 /** Similarity of two folded tokens in [0,1]. */
-export function tokenSimilarity(a: string, b: string, skA: string, skB: string, abjadMode: boolean): number {
+export function tokenSimilarity(
+  a: string,
+  b: string,
+  skA: string,
+  skB: string,
+  abjadMode: boolean,
+  prefixOk = false,
+): number {
   if (a === b) return 1;
+  // numbers: two different numbers are members of one series (a fund vintage, a sister vessel), aligned at the
+  // lowest similarity that still aligns; a number against a word or a mixed token never aligns
+  if (hasDigit(a) || hasDigit(b)) return allDigits(a) && allDigits(b) ? SCORE_PARAMS.numberSim : 0;
   if (a.length === 1 || b.length === 1) return a[0] === b[0] ? INITIAL_SIM : 0;
-  if (hasDigit(a) || hasDigit(b)) return 0;
   let s = editRatio(a, b, SCORE_PARAMS.minTokenSim);
   const slipFloor = 1 - TYPO_FLOOR_EDITS / Math.max(a.length, b.length, 5);
   if (s < slipFloor && typingSlip(a, b)) s = slipFloor;
+  // two letters added at the end of a token (an ending: Abiy/Abiyot, Amazon/Amazonis) count as one edit, when
+  // both names have other tokens to corroborate it and the longer token is not a patronymic built on the other
+  // (Oleksandr/Oleksandrovych); three or more letters are another name (Ken/Kendra, Jose/Josefina)
+  if (prefixOk && Math.abs(a.length - b.length) === 2 && Math.min(a.length, b.length) >= 3) {
+    const long = a.length > b.length ? a : b;
+    if (long.startsWith(a.length > b.length ? b : a) && !PATRONYMIC_END.test(long)) {
+      const pv = 1 - 1 / long.length;
+      if (pv > s) s = pv;
+    }
+  }
   if (abjadMode && skA.length > 0 && skB.length > 0) {
     // equal skeletons of one or two consonants (Arabic roots have three) coincide too easily
     const k =
@@ -260,6 +290,8 @@ export interface ScoreParams {
   joinedDiscount: number;
   /** weight multiplier of tokens substituted on both sides (a different name part) */
   substMult: number;
+  /** similarity of two different numbers (Fund III / Fund IV, Snow Storm 1 / 2): a series of one name */
+  numberSim: number;
 }
 
 export const SCORE_PARAMS: ScoreParams = {
@@ -275,6 +307,7 @@ export const SCORE_PARAMS: ScoreParams = {
   joinedMin: 0.85,
   joinedDiscount: 0.97,
   substMult: 1,
+  numberSim: 0.6,
 };
 
 const INITIAL_SIM = 0.9;
@@ -332,6 +365,7 @@ function alignSimilarity(q: PreparedName, c: PreparedName, org: boolean, p: Scor
   const nc = Math.min(c.tokens.length, MAX_T);
   if (nq === 0 || nc === 0) return 0;
   const abjadMode = q.abjad || c.abjad;
+  const prefixOk = nq >= 2 && nc >= 2;
   for (let i = 0; i < nq; i++) {
     for (let j = 0; j < nc; j++) {
       simMatrix[i * MAX_T + j] = tokenSimilarity(
@@ -340,6 +374,7 @@ function alignSimilarity(q: PreparedName, c: PreparedName, org: boolean, p: Scor
         q.skels[i]!,
         c.skels[j]!,
         abjadMode,
+        prefixOk,
       );
     }
   }

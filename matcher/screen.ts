@@ -14,7 +14,7 @@ import {
   typePenalty,
 } from './features.js';
 import type { EntityMeta } from './index-build.js';
-import { fnv1a, KEY_IDENT, keyWeight, nameKeys } from './keys.js';
+import { fnv1a, KEY_IDENT, KEY_SKEL, KEY_TOKEN, keyWeight, nameKeys } from './keys.js';
 import {
   assertIndexFormat,
   FLAG_ABJAD,
@@ -37,6 +37,8 @@ export interface Screener {
 
 /** Postings visited per query before the most common keys are skipped. */
 const POSTINGS_BUDGET = 8_000;
+/** Weight of a one-consonant-deleted skeleton key relative to a skeleton key. */
+const NEIGHBOUR_WEIGHT = 0.5;
 /** Prepared candidate names kept per thread. */
 const PREPARED_CACHE_MAX = 100_000;
 /** Candidate names fully scored per query. */
@@ -306,9 +308,25 @@ export function openIndex(data: IndexData): Screener {
         if ((keys.get(k) ?? 0) < w) keys.set(k, w);
       }
     }
+    for (const q of queries) addNeighbourKeys(q.prepared.get(sk.kind)!, keys);
     const identValues = subjectIdentifiers(subject);
     for (const v of identValues) keys.set(KEY_IDENT + v, keyWeight(KEY_IDENT));
     return { sk, queries, keys, identValues };
+  }
+
+  /** A query token the index does not know (no list name has it) may be a spelling with
+   * one extra consonant (Belarusian Пуцін → putsin for Putin, a stray letter): its skeleton with one consonant
+   * dropped is looked up too, at half a skeleton key's weight. Query side only: the index is unchanged. */
+  function addNeighbourKeys(q: PreparedName, keys: Map<string, number>): void {
+    for (let i = 0; i < q.tokens.length; i++) {
+      const sk = q.skels[i]!;
+      if (sk.length < 4 || view.lookup(KEY_TOKEN + q.tokens[i]!) >= 0) continue;
+      const w = NEIGHBOUR_WEIGHT * keyWeight(KEY_SKEL);
+      for (let j = 0; j < sk.length; j++) {
+        const k = KEY_SKEL + sk.slice(0, j) + sk.slice(j + 1);
+        if ((keys.get(k) ?? 0) < w) keys.set(k, w);
+      }
+    }
   }
 
   /** Walks the postings of the keys (rarest first, within a budget), accumulating each in-scope name's weight in

@@ -1,6 +1,8 @@
 // One test per phase-2 normalisation / scoring rule (see docs/matching.md).
 import { describe, expect, it } from 'vitest';
+import type { Entity } from '../../ingest/entity.js';
 import { compare } from '../../matcher/compare.js';
+import { buildIndex, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
 import { nameKeys, slipKey } from '../../matcher/keys.js';
 import {
   alternativeReadings,
@@ -309,5 +311,58 @@ describe('misspelt companies and short names (issue 15)', () => {
     expect(person('VLADIMIROVICH PUTIN VLADIMIR', 'PUTIN, Vladimir Vladimirovich')).toBeGreaterThanOrEqual(T);
     expect(person('MUHAMMAD ALZAWAHIRI', 'Muhammad Al Zawahiri')).toBeGreaterThanOrEqual(T);
     expect(person('MUHAMMAD ALZAWAHIRI', 'Muhammad Al Zubairi')).toBeLessThan(T);
+  });
+});
+
+describe('series numbers, endings and unknown spellings (issue 15, second pass)', () => {
+  it('two names that differ only in a series number match; a number against a different word does not', () => {
+    expect(compare('Vessel', 'Snow Storm 1', 'Snow Storm 2').score).toBeGreaterThanOrEqual(T);
+    expect(company('KKR Asian Fund III L.P.', 'KKR Asian Fund IV L.P.')).toBeGreaterThanOrEqual(T);
+    // a different word beside the other number, or a number on one side only, is still another name
+    expect(compare('Vessel', 'Snow Storm 1', 'Snow Stone 2').score).toBeLessThan(T);
+    expect(company('Management Company 23', 'Management Company')).toBeLessThan(T);
+  });
+
+  it('an ending of two letters counts as one edit when another token corroborates the name', () => {
+    expect(person('Abiyot Ahmed', 'Abiy Ahmed')).toBeGreaterThanOrEqual(T);
+    expect(company('Amazonis.com, Inc.', 'Amazon.com, Inc.')).toBeGreaterThanOrEqual(T);
+    // three letters or more are another name; a patronymic built on the given name is not that name
+    expect(person('Kendra Miller', 'Ken Miller')).toBeLessThan(T);
+    expect(person('Josefina Garcia', 'Jose Garcia')).toBeLessThan(T);
+    expect(person('Oleksandr Zelenskyy', 'Volodymyr Oleksandrovych Zelenskyy')).toBeLessThan(T);
+    // a single token has nothing to corroborate it
+    expect(person('Abiyot', 'Abiy')).toBeLessThan(T);
+  });
+
+  it('a query token no list name has is also looked up by its skeleton minus one consonant', () => {
+    const ent = (id: string, name: string): Entity => ({
+      entity_id: `t:${id}`,
+      source: 't',
+      source_id: id,
+      schema: 'Person',
+      names: [{ value: name, kind: 'primary' }],
+      birth_dates: [],
+      birth_places: [],
+      countries: [],
+      nationalities: [],
+      identifiers: [],
+      programs: [],
+      datasets: ['sanctions'],
+    });
+    // more namesakes sharing the given name than the matcher scores per query
+    const entities = Array.from({ length: 40 }, (_, i) =>
+      ent(`v${i}`, `Vladimir ${String.fromCharCode(97 + (i % 26))}${'bcdfg'[i % 5]}kov${i}`),
+    );
+    entities.push(ent('putin', 'PUTIN, Vladimir Vladimirovich'), ent('batson', 'Kira Batson'));
+    const screener = openIndex(buildIndex(entities, 't'));
+    const options = { datasets: ['sanctions' as const], policy: DEFAULT_POLICY, limit: 3 };
+    // Belarusian Пуцін reads putsin: no list name has that token, and its skeleton (btsn) is Batson's
+    const hit = screener.screen({ name: 'Уладзімір Пуцін' }, options).matches[0];
+    expect(hit?.entity_id).toBe('t:putin');
+    expect(hit?.score).toBeGreaterThanOrEqual(T);
+    // a token the index knows gets no neighbour keys: another family name stays unmatched
+    expect(
+      screener.screen({ name: 'Vladimir Batson' }, options).matches.map((m) => m.entity_id),
+    ).not.toContain('t:putin');
   });
 });
