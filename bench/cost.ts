@@ -105,7 +105,8 @@ export interface PhaseCost {
   /** rows inserted per request, by table; index entries inserted per request, by table (GIN: one per row) */
   rows: Record<string, number>;
   index_entries: Record<string, number>;
-  /** outbox rows marked relayed per request (each a second tuple version and its index entries) */
+  /** outbox rows updated by the relay per request (each a second tuple version and its index entries; rows that no
+   * endpoint subscribes to are written relayed, delivered_at = created_at) */
   relayed: number;
   /** event-loop delay of each server process over the phase, ms */
   eld: Record<string, { p50: number; p90: number; p99: number; max: number }>;
@@ -174,7 +175,7 @@ export class CostProbe {
       indexEntries.set(t, entries);
     }
     const [rel] = await sql<{ n: number }[]>`
-      select count(*)::int as n from outbox_events where delivered_at is not null`;
+      select count(*)::int as n from outbox_events where delivered_at <> created_at`;
     return {
       at: performance.now(),
       procs,

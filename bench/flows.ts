@@ -23,8 +23,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TOPOLOGY = process.env.BENCH_TOPOLOGY === 'split' ? 'split' : 'all';
 
+/** Yente negatives and UN positives interleaved, so that every run (each starts at the first body) screens the same
+ * mix of clear subjects and hits. */
 function bodies(): string[] {
-  return [...yentePeople('negatives_global.csv', 1000), ...yentePeople('positives_un_untreated.csv', 1000)]
+  const neg = yentePeople('negatives_global.csv', 1000);
+  const pos = yentePeople('positives_un_untreated.csv', 1000);
+  const mixed = neg.flatMap((n, i) => (pos[i] ? [n, pos[i]] : [n]));
+  return mixed
     .filter((p) => p.name.length <= 200)
     .map((p) =>
       JSON.stringify({

@@ -95,7 +95,9 @@ export interface ServeProcess {
 
 /** `bin/veriscreen serve` as a child process; resolves once it prints its URL. */
 export async function spawnServe(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], {
+  // BENCH_SERVER_NODE_ARGS: extra node flags for the server processes (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -11,3 +11,11 @@ export default function screenTask(task: { subject: ScreenSubject; options: Scre
   result.screen_ms = performance.now() - started;
   return result;
 }
+
+/** Several screens, each with its own options, in one task (concurrent requests micro-batched by the pool): one
+ * message each way instead of one per screen. Results in the order of `items`. */
+export function screenEach(task: {
+  items: { subject: ScreenSubject; options: ScreenOptions }[];
+}): ScreenResult[] {
+  return task.items.map(screenTask);
+}

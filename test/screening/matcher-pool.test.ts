@@ -68,6 +68,32 @@ describe('MatcherPool', () => {
     expect(r.matches.map((m) => m.source_id)).toEqual(['3']);
   });
 
+  it('screens arriving while the thread is busy go in micro-batches, each settling with its own result', async () => {
+    const wide = new MatcherPool(1, 100, createLogger('silent'));
+    try {
+      await wide.load(buildIndex([entity('1', 'Ivan Demovsky'), entity('2', 'Olga Testova')], 'b1'));
+      const names = Array.from({ length: 40 }, (_, i) => (i % 2 ? 'Ivan Demovsky' : 'Olga Testova'));
+      // different options per screen (concurrent requests of different tenants): each keeps its own
+      const opts = (i: number) => ({
+        datasets: ['sanctions' as const],
+        policy: DEFAULT_POLICY,
+        limit: 1 + (i % 3),
+        min_score: i % 5 === 0 ? 0.99999 : 0,
+      });
+      const alone = [];
+      for (const [i, name] of names.entries()) alone.push(await wide.screen({ name }, opts(i)));
+      const before = wide.tasksCompleted;
+      const burst = await Promise.all(names.map((name, i) => wide.screen({ name }, opts(i))));
+      const strip = (r: (typeof burst)[number]) => ({ ...r, screen_ms: undefined });
+      expect(burst.map(strip)).toEqual(alone.map(strip));
+      // fewer tasks than screens: the ones that arrived while the thread was busy shared tasks
+      expect(wide.tasksCompleted - before).toBeLessThan(names.length);
+      expect(burst.every((r) => r.dataset_version === 'b1')).toBe(true);
+    } finally {
+      await wide.close();
+    }
+  });
+
   it('keeps the replaced version warm for an instant rollback, and only that one', async () => {
     // state here: current v2, previous v1
     expect(pool.activate('v1')).toBe(true);
