@@ -3,7 +3,7 @@ import { currentSession, logout, type Session, setUnauthorizedHandler } from './
 import { TIME_ZONE } from './format';
 import { href, navigate, onLinkClick, useLocation } from './router';
 import { ErrorBox, hasRole, Loading, SessionContext } from './ui';
-import { AdminOperators, AdminPolicy, AdminWebhooks } from './views/admin-config';
+import { AdminOperators, AdminPolicy } from './views/admin-config';
 import { AdminDatasets } from './views/admin-datasets';
 import { AlertDetail } from './views/alert-detail';
 import { AlertQueue } from './views/alerts';
@@ -12,6 +12,7 @@ import { BatchDetail, NewBatch } from './views/batch-upload';
 import { Batches, Monitors } from './views/batches';
 import { FlowDetail, Flows } from './views/flows';
 import { Login } from './views/login';
+import { AdminWebhooks } from './views/webhooks';
 
 type Boot = { kind: 'checking' } | { kind: 'signed_out' } | { kind: 'signed_in'; session: Session };
 

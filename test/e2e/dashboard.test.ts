@@ -1,5 +1,8 @@
+import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -357,6 +360,132 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     await row.getByRole('button', { name: 'Resume' }).click();
     await page.getByText('Olga Demovskaya is active again').waitFor();
     await row.locator('.badge-active').waitFor();
+    await signOut();
+  });
+
+  it('an admin registers a webhook endpoint (secret shown once), reads the delivery log, rotates the secret and redelivers', async () => {
+    // a local receiver that refuses until told otherwise
+    let accept = false;
+    const received: { signature: string; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({
+          signature: String(req.headers['veriscreen-signature'] ?? ''),
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        res.writeHead(accept ? 200 : 500).end();
+      });
+    });
+    await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const signedWith = (secret: string, r: { signature: string; body: string }) => {
+      const t = /t=(\d+)/.exec(r.signature)?.[1];
+      const mac = createHmac('sha256', secret).update(`${t}.${r.body}`).digest('hex');
+      return r.signature.split(',').includes(`v1=${mac}`);
+    };
+    try {
+      await signIn('admin');
+      await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+      await page.getByRole('button', { name: 'New endpoint' }).click();
+      await page.getByLabel('Endpoint URL').fill(hookUrl);
+      await page.getByLabel('flow.created').check();
+      await page.getByRole('button', { name: 'Create endpoint' }).click();
+      const secret1 = (await page.locator('[data-signing-secret]').textContent()) ?? '';
+      expect(secret1).toMatch(/^whsec_/);
+      await shot('20-webhook-secret-once');
+      await page.getByRole('button', { name: 'I have stored it' }).click();
+      await expect(page.locator('[data-signing-secret]').count()).resolves.toBe(0);
+      const listed = await call<{ items: Json[] }>(t.url, 'GET', '/v1/webhook_endpoints', {
+        token: tenant.secret_key,
+      });
+      expect(listed.body.items[0]).toMatchObject({ url: hookUrl, signing_secret: null });
+
+      // an event: the receiver answers 500, the log shows the failed attempt
+      await call(t.url, 'POST', '/v1/flows', {
+        token: tenant.secret_key,
+        body: { mode: 'sync', applicant: { legal_name_first: 'Webb', legal_name_last: 'Hooker' } },
+      });
+      const row = page.locator('tr[data-endpoint-id]', { hasText: hookUrl });
+      await row.getByRole('link', { name: 'Delivery log' }).click();
+      const delivery = page.locator('tr[data-delivery-id]').first();
+      await expect
+        .poll(
+          async () => {
+            await page.getByRole('button', { name: 'Refresh' }).click();
+            return delivery.getAttribute('data-status', { timeout: 1000 }).catch(() => null);
+          },
+          { timeout: 30_000, interval: 500 },
+        )
+        .toBe('retrying');
+      await expect(delivery.textContent()).resolves.toContain('HTTP 500');
+      expect(received.length).toBeGreaterThan(0);
+      expect(signedWith(secret1, received[0]!)).toBe(true);
+
+      await row.getByRole('button', { name: 'Rotate secret' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Rotate' }).click();
+      await page.getByText('Rotated: the previous secret keeps signing').waitFor();
+      const secret2 = (await page.locator('[data-signing-secret]').textContent()) ?? '';
+      expect(secret2).toMatch(/^whsec_/);
+      expect(secret2).not.toBe(secret1);
+      await page.getByRole('button', { name: 'I have stored it' }).click();
+
+      accept = true;
+      await delivery.getByRole('button', { name: 'Redeliver' }).click();
+      await page.getByText('Redelivery of flow.created queued').waitFor();
+      await page.locator('tr[data-delivery-id][data-status="succeeded"]').waitFor({ timeout: 30_000 });
+      await shot('21-webhook-deliveries', true);
+      // the redelivery is signed with the new secret and, during the overlap, the old one
+      const last = received[received.length - 1]!;
+      expect(signedWith(secret2, last)).toBe(true);
+      expect(signedWith(secret1, last)).toBe(true);
+      await signOut();
+    } finally {
+      receiver.close();
+    }
+  });
+
+  it('an admin disables an operator, who can no longer sign in, and enables them again', async () => {
+    const key = tenant.secret_key;
+    const temp = { email: 'tim@example.test', name: 'Tim Temporary', role: 'analyst', password: PASSWORD };
+    const created = await call<Json>(t.url, 'POST', '/v1/operators', { token: key, body: temp });
+    expect(created.status).toBe(201);
+    // Tim is signed in elsewhere: disabling ends that session too
+    const timLogin = await fetch(`${t.url}/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tenant_id: tenant.id, email: temp.email, password: PASSWORD }),
+    });
+    expect(timLogin.status).toBe(201);
+    const timCookie = (timLogin.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    await timLogin.arrayBuffer();
+    const timSession = async () =>
+      (await fetch(`${t.url}/v1/sessions/current`, { headers: { cookie: timCookie } })).status;
+    expect(await timSession()).toBe(200);
+
+    await signIn('admin');
+    await page.getByRole('link', { name: 'Operators', exact: true }).click();
+    const me = page.locator('tr[data-operator-id]', { hasText: users.admin.email });
+    await me.waitFor();
+    await expect(me.getByRole('button').count()).resolves.toBe(0);
+    const row = page.locator('tr[data-operator-id]', { hasText: temp.email });
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('Tim Temporary is disabled and signed out everywhere').waitFor();
+    await row.locator('.badge-disabled').waitFor();
+    await shot('22-operators');
+    expect(await timSession()).toBe(401);
+    const refused = await call(t.url, 'POST', '/v1/sessions', {
+      body: { tenant_id: tenant.id, email: temp.email, password: PASSWORD },
+    });
+    expect(refused.status).toBe(401);
+    await row.getByRole('button', { name: 'Enable' }).click();
+    await page.getByText('Tim Temporary can sign in again').waitFor();
+    const again = await call(t.url, 'POST', '/v1/sessions', {
+      body: { tenant_id: tenant.id, email: temp.email, password: PASSWORD },
+    });
+    expect(again.status).toBe(201);
     await signOut();
   });
 

@@ -5,14 +5,25 @@ import {
   ApiFailure,
   type CheckPolicyOut,
   getPolicy,
-  listDeliveries,
   listOperators,
-  listWebhooks,
+  type OperatorOut,
+  patchOperator,
   putPolicy,
 } from '../api';
-import { fmtTime, humanize, shortId } from '../format';
-import { href } from '../router';
-import { Badge, Empty, ErrorBox, Loading, Notice, PageHeader, useAsync, useFocusHeading } from '../ui';
+import { fmtTime, humanize } from '../format';
+import {
+  Badge,
+  Confirm,
+  can,
+  Empty,
+  ErrorBox,
+  Loading,
+  Notice,
+  PageHeader,
+  useAsync,
+  useFocusHeading,
+  useSession,
+} from '../ui';
 
 const DATASETS = [
   'sanctions',
@@ -265,103 +276,41 @@ export function AdminPolicy() {
   );
 }
 
-export function AdminWebhooks({ endpointId }: { endpointId: string | undefined }) {
-  const list = useAsync(listWebhooks, []);
-  const deliveries = useAsync(
-    () => (endpointId ? listDeliveries(endpointId) : Promise.resolve(undefined)),
-    [endpointId],
-  );
-  useFocusHeading('webhooks');
-  return (
-    <section aria-labelledby="page-title">
-      <PageHeader title="Webhook endpoints" />
-      {list.loading && !list.data ? (
-        <Loading />
-      ) : list.error ? (
-        <ErrorBox error={list.error} />
-      ) : !list.data?.items.length ? (
-        <Empty>No webhook endpoints. Register one with POST /v1/webhook_endpoints.</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Deliveries</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((w) => (
-                <tr key={w.id} class={w.id === endpointId ? 'row-current' : ''}>
-                  <td class="break">{w.url}</td>
-                  <td class="codes">{w.events.join(', ')}</td>
-                  <td>
-                    <Badge value={w.enabled ? 'enabled' : 'disabled'} />
-                    {w.disabled_reason && <div class="error-text small">{w.disabled_reason}</div>}
-                  </td>
-                  <td>{fmtTime(w.created_at)}</td>
-                  <td>
-                    <a href={href(`/admin/webhooks/${w.id}`)}>Delivery log</a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {endpointId && (
-        <section class="card" aria-labelledby="h-deliveries">
-          <h2 id="h-deliveries">Deliveries of {shortId(endpointId)}</h2>
-          {deliveries.loading ? (
-            <Loading />
-          ) : deliveries.error ? (
-            <ErrorBox error={deliveries.error} />
-          ) : !deliveries.data?.items.length ? (
-            <Empty>No deliveries yet.</Empty>
-          ) : (
-            <table class="table table-compact">
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.data.items.map((d) => (
-                  <tr key={String(d.id)}>
-                    <td>{String(d.event_type)}</td>
-                    <td>
-                      <Badge value={String(d.status)} />
-                    </td>
-                    <td class="num">{String(d.attempts)}</td>
-                    <td>{d.last_status_code ? String(d.last_status_code) : String(d.last_error ?? '—')}</td>
-                    <td>{fmtTime(String(d.created_at))}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </section>
-      )}
-    </section>
-  );
-}
-
 export function AdminOperators() {
+  const session = useSession();
   const list = useAsync(listOperators, []);
+  const [target, setTarget] = useState<OperatorOut | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const [notice, setNotice] = useState<string | null>(null);
   useFocusHeading('operators');
+  const mayUpdate = can(session, 'updateOperator', 'PATCH');
+
+  const setDisabled = async (o: OperatorOut, disabled: boolean) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const next = await patchOperator(o.id, { disabled });
+      setNotice(
+        next.disabled
+          ? `${next.name} is disabled and signed out everywhere`
+          : `${next.name} can sign in again`,
+      );
+      setTarget(null);
+      list.reload();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
     <section aria-labelledby="page-title">
       <PageHeader title="Operators" />
       <p class="muted">Operators are created with POST /v1/operators (admin authority).</p>
+      <Notice text={notice} onClose={() => setNotice(null)} />
+      {!target && <ErrorBox error={error} title="The change was refused" />}
       {list.loading && !list.data ? (
         <Loading />
       ) : list.error ? (
@@ -378,11 +327,14 @@ export function AdminOperators() {
                 <th scope="col">Role</th>
                 <th scope="col">State</th>
                 <th scope="col">Created</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {list.data.items.map((o) => (
-                <tr key={o.id}>
+                <tr key={o.id} data-operator-id={o.id}>
                   <td>{o.name}</td>
                   <td>{o.email}</td>
                   <td>
@@ -392,12 +344,53 @@ export function AdminOperators() {
                     <Badge value={o.disabled ? 'disabled' : 'enabled'} />
                   </td>
                   <td>{fmtTime(o.created_at)}</td>
+                  <td>
+                    {mayUpdate &&
+                      o.id !== session.operator.id &&
+                      (o.disabled ? (
+                        <button
+                          type="button"
+                          class="btn btn-small"
+                          disabled={busy}
+                          onClick={() => setDisabled(o, false)}
+                        >
+                          Enable
+                        </button>
+                      ) : (
+                        <button
+                          type="button"
+                          class="btn btn-small btn-danger"
+                          onClick={() => {
+                            setError(undefined);
+                            setTarget(o);
+                          }}
+                        >
+                          Disable
+                        </button>
+                      ))}
+                    {o.id === session.operator.id && <span class="muted small">you</span>}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
+      <Confirm
+        open={target !== null}
+        title={`Disable ${target?.name ?? ''}?`}
+        confirmLabel="Disable"
+        danger
+        busy={busy}
+        onConfirm={() => target && setDisabled(target, true)}
+        onCancel={() => setTarget(null)}
+      >
+        <p>
+          <strong>{target?.name}</strong> ({target?.email}) is signed out everywhere at once and cannot sign
+          in until an admin enables them again.
+        </p>
+        {target && <ErrorBox error={error} title="The change was refused" />}
+      </Confirm>
     </section>
   );
 }
