@@ -12,6 +12,7 @@ import { readUnXml } from './un-xml.js';
 import { readUsCslCsv } from './us-csl-csv.js';
 
 export type { Entity, EntityIdentifier, EntityName, IngestIssue, IssueSink } from './entity.js';
+export { listBytesRead, pathBytes } from './io.js';
 
 type Reader = (path: string, onIssue: IssueSink) => AsyncIterable<Entity>;
 

@@ -1,15 +1,39 @@
 // File access shared by the parsers: text streams (transparently gunzipped for *.gz), JSON-lines readers,
 // and directory helpers with clear errors for missing paths.
 
-import { createReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 
+/** Bytes this process has read from list files (compressed bytes for *.gz; whole-file reads are not counted): what a
+ * long ingest shows its progress by, against pathBytes() of its sources. */
+let closedBytes = 0;
+const openFiles = new Set<ReadStream>();
+export function listBytesRead(): number {
+  let n = closedBytes;
+  for (const s of openFiles) n += s.bytesRead;
+  return n;
+}
+
+/** The size of a file, or of every file under a directory. */
+export async function pathBytes(p: string): Promise<number> {
+  const st = await stat(p);
+  if (!st.isDirectory()) return st.size;
+  let n = 0;
+  for (const ent of await readdir(p, { withFileTypes: true })) n += await pathBytes(path.join(p, ent.name));
+  return n;
+}
+
 export function openStream(file: string): Readable {
   const raw = createReadStream(file);
+  openFiles.add(raw);
+  raw.once('close', () => {
+    openFiles.delete(raw);
+    closedBytes += raw.bytesRead;
+  });
   if (!file.endsWith('.gz')) return raw;
   const gunzip = createGunzip();
   // Forward read errors (ENOENT, EACCES) so consumers of the gunzip stream see them.

@@ -1,14 +1,16 @@
 // Offline commands: they read lists from disk and screen in this process. No database, Redis or NATS.
+import { fstatSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { AML_DATASETS, type AmlDataset, type Entity } from '../../ingest/entity.js';
-import { FORMATS, readSource } from '../../ingest/index.js';
+import { FORMATS, listBytesRead, pathBytes, readSource } from '../../ingest/index.js';
 import { buildIndex, compare, DEFAULT_POLICY, indexStats, openIndex } from '../../matcher/index.js';
 import type { ScreenSubject } from '../../matcher/types.js';
 import { CompareIn, SubjectIn } from '../../schemas/subjects.js';
 import { ValidationError } from '../errors.js';
 import { compileValidator } from '../http/validation.js';
 import { CliError, flag, parseArgs, UsageError } from './args.js';
+import { noProgress, progress } from './progress.js';
 
 const validateSubject = compileValidator(SubjectIn, 'body');
 const validateCompare = compileValidator(CompareIn, 'body');
@@ -29,13 +31,27 @@ function refOf(line: string): string | null {
   }
 }
 
-/** The non-blank lines of stdin with their 1-based line numbers (blank lines count, so numbers match the file). */
-async function* lines(): AsyncGenerator<[line: string, lineNo: number]> {
+/** The non-blank lines of stdin with their 1-based line numbers (blank lines count, so numbers match the file), and
+ * how far through stdin each one is (0..1) when stdin is a file. */
+async function* lines(): AsyncGenerator<[line: string, lineNo: number, fraction: number | undefined]> {
+  const size = stdinSize();
   const rl = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
+  let bytes = 0;
   for await (const line of rl) {
     n++;
-    if (line.trim() !== '') yield [line, n];
+    bytes += Buffer.byteLength(line) + 1;
+    if (line.trim() !== '') yield [line, n, size ? Math.min(1, bytes / size) : undefined];
+  }
+}
+
+/** The size of stdin when it is a regular file (`< subjects.jsonl`); undefined for a pipe or a terminal. */
+function stdinSize(): number | undefined {
+  try {
+    const st = fstatSync(0);
+    return st.isFile() && st.size > 0 ? st.size : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -97,6 +113,7 @@ export async function screenCommand(argv: string[]): Promise<number> {
   const started = performance.now();
   const entities: Entity[] = [];
   let issues = 0;
+  const specs: { spec: string; format: string; path: string }[] = [];
   for (const spec of lists) {
     const i = spec.indexOf(':');
     const format = i > 0 ? spec.slice(0, i) : '';
@@ -111,13 +128,25 @@ export async function screenCommand(argv: string[]): Promise<number> {
         `--list ${spec}: ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`,
       );
     });
+    specs.push({ spec, format, path });
+  }
+  const bar = progress();
+  const listBytes = (await Promise.all(specs.map((s) => pathBytes(s.path)))).reduce((a, b) => a + b, 0);
+  const readFrom = listBytesRead();
+  for (const { format, path } of specs) {
     for await (const e of readSource(format, path, () => {
       issues++;
     })) {
       entities.push(e);
+      if (entities.length % 500 === 0) {
+        const fraction = listBytes ? (listBytesRead() - readFrom) / listBytes : undefined;
+        bar.update({ phase: 'reading lists', count: entities.length, noun: 'entities', fraction });
+      }
     }
   }
+  bar.update({ phase: 'indexing', count: entities.length, noun: 'entities' });
   const data = buildIndex(entities, 'cli');
+  bar.end();
   const stats = indexStats(data);
   process.stderr.write(
     `index: ${stats.entities} entities, ${stats.names} names, ${(stats.bytes / 1048576).toFixed(1)} MiB, ` +
@@ -128,7 +157,9 @@ export async function screenCommand(argv: string[]): Promise<number> {
   let n = 0;
   let failed = 0;
   let warned = 0;
-  for await (const [line, lineNo] of lines()) {
+  // results on the terminal show their own progress (a bar would be torn by them)
+  const screening = process.stdout.isTTY ? noProgress : progress();
+  for await (const [line, lineNo, fraction] of lines()) {
     const t0 = performance.now();
     let out: unknown;
     try {
@@ -156,9 +187,9 @@ export async function screenCommand(argv: string[]): Promise<number> {
     }
     process.stdout.write(`${JSON.stringify(out)}\n`);
     n++;
-    if (process.stderr.isTTY && n % 1000 === 0) process.stderr.write(`\r${n} screened`);
+    screening.update({ phase: 'screening', count: n, noun: 'subjects', fraction });
   }
-  if (process.stderr.isTTY && n >= 1000) process.stderr.write('\n');
+  screening.end();
   if (warned) process.stderr.write(`${warned} of ${n} subjects had ignored fields (see their "warnings")\n`);
   summary(failed, n, 'subjects');
   return failed ? 1 : 0;

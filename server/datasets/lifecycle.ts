@@ -93,7 +93,11 @@ const where = (i: IngestIssue) => `${i.file}:${i.line}${i.field ? ` [${i.field}]
 export async function buildVersion(
   deps: DatasetDeps,
   versionId: string,
-  opts: { validate?: (stats: DatasetStats) => string | undefined } = {},
+  opts: {
+    validate?: (stats: DatasetStats) => string | undefined;
+    /** called every few hundred entities and at each phase (the CLI's progress bar) */
+    onProgress?: (p: { phase: 'reading' | 'indexing' | 'storing'; entities: number }) => void;
+  } = {},
 ): Promise<VersionRow> {
   const { sql, store } = deps;
   const version = await getVersion(sql, versionId);
@@ -177,7 +181,10 @@ export async function buildVersion(
             stats.scripts[script] = (stats.scripts[script] ?? 0) + 1;
           }
           batch.push({ version_id: versionId, entity_id: e.entity_id, data: json(sql, e) });
-          if (batch.length >= INSERT_BATCH) await flush();
+          if (batch.length >= INSERT_BATCH) {
+            await flush();
+            opts.onProgress?.({ phase: 'reading', entities: stats.entities });
+          }
         }
         if (stats.by_uri) stats.by_uri[src.uri] = fromSource;
         // a file that yields nothing, or more bad rows than good ones, is corrupt: fail rather than serve half a list
@@ -196,8 +203,10 @@ export async function buildVersion(
     // a caller's acceptance rule (list feeds: a list that shrank too much) fails the version before it is ready
     const refusal = opts.validate?.(stats);
     if (refusal) throw new RefusedError(refusal);
+    opts.onProgress?.({ phase: 'indexing', entities: stats.entities });
     const index = buildIndex(entities, versionId);
     const artifact = serializeIndex(index);
+    opts.onProgress?.({ phase: 'storing', entities: stats.entities });
     await store.put(artifactKey(versionId), artifact);
     stats.index_bytes = artifact.length;
     stats.checksum = createHash('sha256').update(checksums.join('\n')).digest('hex');
