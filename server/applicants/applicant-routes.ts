@@ -6,7 +6,7 @@ import {
   ApplicantParams,
   ApplicantPatchIn,
 } from '../../schemas/applicants.js';
-import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { ErrorEnvelope } from '../../schemas/common.js';
 import { requireAdminAuthority, tenantOf } from '../auth/authorize.js';
 import { route } from '../http/router.js';
 import {
@@ -17,10 +17,8 @@ import {
   requestErasure,
 } from './applicant-service.js';
 
-const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
 const E403 = { description: 'Credential or role not allowed', schema: ErrorEnvelope };
 const E404 = { description: 'Not found in this tenant (or erased)', schema: ErrorEnvelope };
-const E422 = { description: 'Validation error', schema: ValidationFailure };
 
 export function applicantRoutes(deps: ApplicantDeps) {
   return [
@@ -34,9 +32,7 @@ export function applicantRoutes(deps: ApplicantDeps) {
       query: ApplicantListQuery,
       responses: {
         200: { description: 'A page of applicants', schema: ApplicantListOut },
-        401: E401,
         403: E403,
-        422: E422,
       },
       handler: async ({ query, principal }) => ({
         status: 200,
@@ -53,10 +49,8 @@ export function applicantRoutes(deps: ApplicantDeps) {
       params: ApplicantParams,
       responses: {
         200: { description: 'The applicant', schema: ApplicantOut },
-        401: E401,
         403: E403,
         404: E404,
-        422: E422,
       },
       handler: async ({ params, principal }) => ({
         status: 200,
@@ -74,10 +68,8 @@ export function applicantRoutes(deps: ApplicantDeps) {
       body: ApplicantPatchIn,
       responses: {
         200: { description: 'The updated applicant', schema: ApplicantOut },
-        401: E401,
         403: E403,
         404: E404,
-        422: E422,
       },
       handler: async ({ params, body, principal, req }) => ({
         status: 200,
@@ -105,11 +97,9 @@ export function applicantRoutes(deps: ApplicantDeps) {
           description: 'Erasure scheduled; the applicant is gone from list and get',
           schema: ApplicantErasureOut,
         },
-        401: E401,
         403: E403,
         404: E404,
         409: { description: 'The applicant has an open flow', schema: ErrorEnvelope },
-        422: E422,
       },
       handler: async ({ params, principal, req, log }) => {
         requireAdminAuthority(principal);

@@ -19,7 +19,6 @@ import { type BatchRow, batchOut } from './batch-store.js';
 /** 100,000 records of a few hundred bytes each: the one route allowed a body this large. */
 export const BATCH_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const E401 = { description: 'Unauthorized', schema: ErrorEnvelope };
 const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
 const E422 = {
   description: 'Validation error (or Idempotency-Key reused with another body)',
@@ -58,7 +57,6 @@ export function batchRoutes(deps: { sql: Sql; bus: Bus }) {
       },
       responses: {
         202: { description: 'Accepted: the batch is queued', schema: CheckBatchOut },
-        401: E401,
         402: { description: 'Self-serve allowance too small for the batch', schema: AllowanceExhausted },
         409: { description: 'A request with this Idempotency-Key is still running', schema: ErrorEnvelope },
         422: E422,
@@ -96,7 +94,7 @@ export function batchRoutes(deps: { sql: Sql; bus: Bus }) {
       tag: 'batches',
       auth: 'secret',
       query: BatchListQuery,
-      responses: { 200: { description: 'A page', schema: CheckBatchListOut }, 401: E401, 422: E422 },
+      responses: { 200: { description: 'A page', schema: CheckBatchListOut }, 422: E422 },
       handler: async ({ query, tenant }) => {
         const { limit, after } = pageArgs(query);
         const rows = await sql<BatchRow[]>`
@@ -118,7 +116,6 @@ export function batchRoutes(deps: { sql: Sql; bus: Bus }) {
       params: BatchParams,
       responses: {
         200: { description: 'The batch', schema: CheckBatchOut },
-        401: E401,
         404: E404,
         422: E422,
       },

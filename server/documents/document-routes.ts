@@ -1,4 +1,4 @@
-import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { ErrorEnvelope } from '../../schemas/common.js';
 import {
   DocumentCompleteOut,
   DocumentCreatedOut,
@@ -23,11 +23,9 @@ import {
   previewDocument,
 } from './document-service.js';
 
-const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
 const E403 = { description: 'Credential or role not allowed', schema: ErrorEnvelope };
 const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
 const E409 = { description: 'Wrong document or flow state', schema: ErrorEnvelope };
-const E422 = { description: 'Validation error', schema: ValidationFailure };
 
 export function documentRoutes(deps: DocumentDeps) {
   return [
@@ -42,11 +40,9 @@ export function documentRoutes(deps: DocumentDeps) {
       body: DocumentCreateIn,
       responses: {
         201: { description: 'Document registered (upload_status pending)', schema: DocumentCreatedOut },
-        401: E401,
         403: E403,
         404: E404,
         409: E409,
-        422: E422,
       },
       handler: async ({ params, body, principal, req }) => {
         const { tenant_id } = tenantOf(principal);
@@ -64,11 +60,9 @@ export function documentRoutes(deps: DocumentDeps) {
       body: DocumentSubmissionCreateIn,
       responses: {
         201: { description: 'Document registered (upload_status pending)', schema: DocumentCreatedOut },
-        401: E401,
         403: E403,
         404: E404,
         409: E409,
-        422: E422,
       },
       handler: async ({ body, principal, req }) => {
         const { tenant_id } = tenantOf(principal);
@@ -87,9 +81,7 @@ export function documentRoutes(deps: DocumentDeps) {
       params: FlowDocumentParams,
       responses: {
         200: { description: 'Documents', schema: DocumentListOut },
-        401: E401,
         404: E404,
-        422: E422,
       },
       handler: async ({ params, principal }) => ({
         status: 200,
@@ -106,9 +98,7 @@ export function documentRoutes(deps: DocumentDeps) {
       params: DocumentParams,
       responses: {
         200: { description: 'The document', schema: DocumentOut },
-        401: E401,
         404: E404,
-        422: E422,
       },
       handler: async ({ params, principal }) => ({
         status: 200,
@@ -125,11 +115,9 @@ export function documentRoutes(deps: DocumentDeps) {
       params: DocumentParams,
       responses: {
         202: { description: 'Verification queued (upload_status uploaded)', schema: DocumentCompleteOut },
-        401: E401,
         403: E403,
         404: E404,
         409: E409,
-        422: E422,
       },
       handler: async ({ params, principal, req }) => {
         const { tenant_id } = tenantOf(principal);
@@ -154,11 +142,9 @@ export function documentRoutes(deps: DocumentDeps) {
       params: DocumentParams,
       responses: {
         200: { description: 'Preview address', schema: DocumentPreviewOut },
-        401: E401,
         403: E403,
         404: E404,
         409: E409,
-        422: E422,
       },
       handler: async ({ params, principal, req }) => {
         if (!canPreviewDocuments(principal)) throw new ApiError('forbidden');

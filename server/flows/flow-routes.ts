@@ -28,13 +28,11 @@ import {
 } from './flow-service.js';
 import { hitRateLimit, type RateLimitConfig } from './rate-limit.js';
 
-const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
 const E403 = {
   description: 'Credential not allowed (publishable key rules, tenant status)',
   schema: ErrorEnvelope,
 };
 const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
-const E422 = { description: 'Validation error', schema: ValidationFailure };
 const E402 = { description: 'Self-serve allowance used up', schema: AllowanceExhausted };
 const E422State = {
   description: 'Validation error, or unsupported_operation: the flow is not in a status that allows this',
@@ -64,10 +62,8 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
             'media type) for a publishable key',
           content: { 'application/json': FlowOut, [REDACTED_FLOW_MEDIA_TYPE]: RedactedFlowOut },
         },
-        401: E401,
         402: E402,
         403: E403,
-        422: E422,
         429: {
           description: 'Publishable key rate limit (RateLimit and Retry-After headers)',
           schema: ErrorEnvelope,
@@ -106,9 +102,7 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
       query: FlowListQuery,
       responses: {
         200: { description: 'A page of flows', schema: FlowListOut },
-        401: E401,
         403: E403,
-        422: E422,
       },
       handler: async ({ query, tenant }) => {
         const { limit, after } = pageArgs(query);
@@ -139,10 +133,8 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
       params: FlowParams,
       responses: {
         200: { description: 'The flow', schema: FlowOut },
-        401: E401,
         403: E403,
         404: E404,
-        422: E422,
       },
       handler: async ({ params, tenant }) => {
         if (tenant.kind !== 'secret') throw new ApiError('forbidden');
@@ -163,7 +155,6 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
           description: 'Accepted: the flow is PROCESSING and its job is queued',
           schema: ProcessAccepted,
         },
-        401: E401,
         402: E402,
         403: E403,
         404: E404,
@@ -185,7 +176,6 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
       body: FlowDecideIn,
       responses: {
         200: { description: 'The decided flow', schema: FlowOut },
-        401: E401,
         403: E403,
         404: E404,
         422: E422State,
@@ -210,7 +200,6 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
       params: FlowParams,
       responses: {
         200: { description: 'The flow (shape B)', schema: FlowOutB },
-        401: E401,
         402: E402,
         403: E403,
         404: E404,

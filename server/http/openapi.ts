@@ -188,8 +188,11 @@ function answers(spec: RouteSpec<TSchema, TSchema, TSchema>): [string, ResponseD
   }
   const all = new Map<number, ResponseDoc>(Object.entries(spec.responses).map(([s, d]) => [Number(s), d]));
   for (const [status, codes] of byStatus) {
-    if (all.has(status)) continue;
     const list = codes.map((c) => `\`${c}\` (${ERRORS[c].message.replace(/\.$/, '')})`).join('; ');
+    const own = all.get(status);
+    // a route's own 403 (its handler's rule) comes with the refusals of authentication and roles
+    if (own && status === 403) all.set(status, { ...own, description: `${own.description}; or ${list}` });
+    if (own) continue;
     all.set(status, {
       description: status === 422 ? `Validation error: detail[] names each offending input` : list,
       schema: ERROR_SCHEMA[status] ?? ErrorEnvelope,

@@ -1,4 +1,4 @@
-import { AllowanceExhausted, ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { AllowanceExhausted, ErrorEnvelope } from '../../schemas/common.js';
 import {
   MonitorCreateIn,
   MonitorListOut,
@@ -16,9 +16,7 @@ import { route } from '../http/router.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
 import { type MonitorRow, monitorOut } from './monitor-store.js';
 
-const E401 = { description: 'Unauthorized', schema: ErrorEnvelope };
 const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
-const E422 = { description: 'Validation error', schema: ValidationFailure };
 
 export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
   const { sql } = deps;
@@ -36,7 +34,7 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       tag: 'monitors',
       auth: 'secret',
       params: MonitorParams,
-      responses: { 200: { description: 'The monitor', schema: MonitorOut }, 401: E401, 404: E404, 422: E422 },
+      responses: { 200: { description: 'The monitor', schema: MonitorOut }, 404: E404 },
       handler: async ({ params, tenant }) => {
         await find(tenant.tenant_id, params.monitor_id);
         // resuming a monitor whose run was due while paused runs it at the next scheduler pass
@@ -58,12 +56,10 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       body: MonitorCreateIn,
       responses: {
         201: { description: 'Created', schema: MonitorOut },
-        401: E401,
         402: {
           description: 'run_immediately with the self-serve allowance used up',
           schema: AllowanceExhausted,
         },
-        422: E422,
       },
       handler: async ({ body, tenant }) => {
         if (body.applicant_id) {
@@ -121,7 +117,7 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       tag: 'monitors',
       auth: 'secret',
       query: MonitorListQuery,
-      responses: { 200: { description: 'A page', schema: MonitorListOut }, 401: E401, 422: E422 },
+      responses: { 200: { description: 'A page', schema: MonitorListOut } },
       handler: async ({ query, tenant }) => {
         const limit = query.limit ?? 50;
         const after = query.cursor ? decodeCursor(query.cursor, 'cursor') : null;
@@ -145,7 +141,7 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       tag: 'monitors',
       auth: 'secret',
       params: MonitorParams,
-      responses: { 200: { description: 'The monitor', schema: MonitorOut }, 401: E401, 404: E404, 422: E422 },
+      responses: { 200: { description: 'The monitor', schema: MonitorOut }, 404: E404 },
       handler: async ({ params, tenant }) => ({
         status: 200,
         body: monitorOut(await find(tenant.tenant_id, params.monitor_id)),
@@ -165,7 +161,7 @@ export function monitorRoutes(deps: { sql: Sql; bus: Bus }) {
       tag: 'monitors',
       auth: 'secret',
       params: MonitorParams,
-      responses: { 204: { description: 'Deleted' }, 401: E401, 404: E404, 422: E422 },
+      responses: { 204: { description: 'Deleted' }, 404: E404 },
       handler: async ({ params, tenant }) => {
         const rows =
           await sql`delete from monitors where id = ${params.monitor_id} and tenant_id = ${tenant.tenant_id} returning id`;

@@ -50,7 +50,6 @@ const duplicate = (err: unknown) =>
     ? new ApiError('already_exists', { message: 'This app is already registered for the platform' })
     : err;
 
-const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
 const E403 = { description: 'Needs admin authority', schema: ErrorEnvelope };
 const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
 const E409 = { description: 'Same platform and identifier already registered', schema: ErrorEnvelope };
@@ -68,7 +67,6 @@ export function nativeAppRoutes(sql: Sql) {
       body: NativeAppCreateIn,
       responses: {
         201: { description: 'Registered', schema: NativeAppOut },
-        401: E401,
         403: E403,
         409: E409,
         422: E422,
@@ -115,7 +113,7 @@ export function nativeAppRoutes(sql: Sql) {
       tag: 'native-apps',
       auth: 'secret',
       query: NativeAppListQuery,
-      responses: { 200: { description: 'A page of apps', schema: NativeAppListOut }, 401: E401, 422: E422 },
+      responses: { 200: { description: 'A page of apps', schema: NativeAppListOut }, 422: E422 },
       handler: async ({ query, principal }) => {
         const { tenant_id } = tenantOf(principal);
         const { limit, after } = pageArgs(query);
@@ -136,7 +134,7 @@ export function nativeAppRoutes(sql: Sql) {
       tag: 'native-apps',
       auth: 'secret',
       params: NativeAppParams,
-      responses: { 200: { description: 'The app', schema: NativeAppOut }, 401: E401, 404: E404, 422: E422 },
+      responses: { 200: { description: 'The app', schema: NativeAppOut }, 404: E404, 422: E422 },
       handler: async ({ params, principal }) => {
         const [r] = await sql<NativeAppRow[]>`
           select * from native_apps where id = ${params.native_app_id} and tenant_id = ${tenantOf(principal).tenant_id}`;
@@ -155,7 +153,6 @@ export function nativeAppRoutes(sql: Sql) {
       body: NativeAppPatchIn,
       responses: {
         200: { description: 'Updated', schema: NativeAppOut },
-        401: E401,
         403: E403,
         404: E404,
         409: E409,

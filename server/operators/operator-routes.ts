@@ -1,4 +1,4 @@
-import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { ErrorEnvelope } from '../../schemas/common.js';
 import {
   OperatorCreateIn,
   OperatorListOut,
@@ -12,9 +12,7 @@ import type { Sql } from '../db/sql.js';
 import { route } from '../http/router.js';
 import { createOperator, listOperators, updateOperator } from './operator-service.js';
 
-const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
 const E403 = { description: 'Needs admin authority', schema: ErrorEnvelope };
-const E422 = { description: 'Validation error', schema: ValidationFailure };
 
 export function operatorRoutes(sql: Sql) {
   return [
@@ -28,10 +26,8 @@ export function operatorRoutes(sql: Sql) {
       body: OperatorCreateIn,
       responses: {
         201: { description: 'Operator created', schema: OperatorOut },
-        401: E401,
         403: E403,
         409: { description: 'E-mail already used in this tenant', schema: ErrorEnvelope },
-        422: E422,
       },
       handler: async ({ body, principal, req }) => {
         requireAdminAuthority(principal);
@@ -49,9 +45,7 @@ export function operatorRoutes(sql: Sql) {
       query: OperatorListQuery,
       responses: {
         200: { description: 'A page of operators', schema: OperatorListOut },
-        401: E401,
         403: E403,
-        422: E422,
       },
       handler: async ({ query, principal }) => {
         requireAdminAuthority(principal);
@@ -69,10 +63,8 @@ export function operatorRoutes(sql: Sql) {
       body: OperatorPatchIn,
       responses: {
         200: { description: 'The operator', schema: OperatorOut },
-        401: E401,
         403: E403,
         404: { description: 'Not found in this tenant', schema: ErrorEnvelope },
-        422: E422,
       },
       handler: async ({ params, body, principal, req }) => {
         requireAdminAuthority(principal);

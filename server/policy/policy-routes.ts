@@ -5,7 +5,6 @@ import { route } from '../http/router.js';
 import { invalidateTemplateCache } from '../templates/template-store.js';
 import { checkPolicyFor, policyOut, putCheckPolicy, validatePolicy } from './check-policy.js';
 
-const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
 const E403 = { description: 'A publishable key cannot read or change the policy', schema: ErrorEnvelope };
 
 export function policyRoutes(sql: Sql) {
@@ -17,7 +16,7 @@ export function policyRoutes(sql: Sql) {
       summary: 'The check policy in force (policy_version "default" until the first PUT)',
       tag: 'check_policy',
       auth: 'secret',
-      responses: { 200: { description: 'The policy', schema: CheckPolicyOut }, 401: E401, 403: E403 },
+      responses: { 200: { description: 'The policy', schema: CheckPolicyOut }, 403: E403 },
       handler: async ({ tenant }) => {
         return { status: 200, body: policyOut(await checkPolicyFor(sql, tenant.tenant_id)) };
       },
@@ -32,7 +31,6 @@ export function policyRoutes(sql: Sql) {
       body: CheckPolicyIn,
       responses: {
         200: { description: 'The new policy with its version', schema: CheckPolicyOut },
-        401: E401,
         403: E403,
         422: { description: 'Validation error', schema: ValidationFailure },
       },

@@ -1,4 +1,4 @@
-import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { ErrorEnvelope } from '../../schemas/common.js';
 import {
   FlowTemplateCreateIn,
   FlowTemplateListOut,
@@ -13,10 +13,8 @@ import { route } from '../http/router.js';
 import { createTemplate, getTemplate, patchTemplate, templateOut } from './template-service.js';
 import { invalidateTemplateCache, type TemplateRow } from './template-store.js';
 
-const E401 = { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope };
 const E403 = { description: 'A publishable key cannot manage templates', schema: ErrorEnvelope };
 const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
-const E422 = { description: 'Validation error', schema: ValidationFailure };
 
 export function templateRoutes(sql: Sql) {
   return [
@@ -30,9 +28,7 @@ export function templateRoutes(sql: Sql) {
       query: FlowTemplateListQuery,
       responses: {
         200: { description: 'A page of templates', schema: FlowTemplateListOut },
-        401: E401,
         403: E403,
-        422: E422,
       },
       handler: async ({ query, tenant }) => {
         const { limit, after } = pageArgs(query);
@@ -58,10 +54,8 @@ export function templateRoutes(sql: Sql) {
       body: FlowTemplateCreateIn,
       responses: {
         201: { description: 'The template', schema: FlowTemplateOut },
-        401: E401,
         403: E403,
         409: { description: 'The slug is taken in this tenant', schema: ErrorEnvelope },
-        422: E422,
       },
       handler: async ({ body, tenant }) => {
         return { status: 201, body: templateOut(await createTemplate(sql, tenant.tenant_id, body)) };
@@ -77,10 +71,8 @@ export function templateRoutes(sql: Sql) {
       params: FlowTemplateParams,
       responses: {
         200: { description: 'The template', schema: FlowTemplateOut },
-        401: E401,
         403: E403,
         404: E404,
-        422: E422,
       },
       handler: async ({ params, tenant }) => {
         return {
@@ -100,10 +92,8 @@ export function templateRoutes(sql: Sql) {
       body: FlowTemplatePatchIn,
       responses: {
         200: { description: 'The template', schema: FlowTemplateOut },
-        401: E401,
         403: E403,
         404: E404,
-        422: E422,
       },
       handler: async ({ params, body, tenant }) => {
         const row = await patchTemplate(sql, tenant.tenant_id, params.flow_template_id, body);

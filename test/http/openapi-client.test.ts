@@ -78,7 +78,50 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+interface Op {
+  operationId: string;
+  security: Record<string, string[]>[];
+  parameters?: { in: string }[];
+  requestBody?: unknown;
+  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+}
+
 describe('/openapi.json for client generators', () => {
+  it('documents every status an operation can answer, from its route metadata', () => {
+    const paths = doc.paths as Record<string, Record<string, Op>>;
+    const ops = Object.values(paths).flatMap((p) => Object.values(p));
+    expect(ops.length).toBeGreaterThan(40);
+    for (const op of ops) {
+      const statuses = Object.keys(op.responses);
+      const must = ['405', '422', '503', 'default'];
+      if (op.security.length) must.push('401');
+      if (op.security.some((s) => 'secretKey' in s || 'operatorSession' in s)) must.push('403');
+      if (op.parameters?.some((p) => p.in === 'path')) must.push('404');
+      if (op.requestBody) must.push('413', '415');
+      expect(statuses, op.operationId).toEqual(expect.arrayContaining(must));
+      for (const [status, r] of Object.entries(op.responses)) {
+        if (Number(status) >= 400 || status === 'default') {
+          expect(r.content?.['application/json'], `${op.operationId} ${status}`).toBeDefined();
+        }
+      }
+    }
+    // the operator session cookie is a security scheme, and the only one of the session routes
+    const schemes = (doc.components as { securitySchemes: Record<string, Record<string, string>> })
+      .securitySchemes;
+    expect(schemes.operatorSession).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'vs_session' });
+    expect(paths['/v1/sessions/current']?.get?.security).toEqual([{ operatorSession: [] }]);
+    expect(paths['/v1/flows']?.get?.security).toEqual([{ secretKey: [] }, { operatorSession: [] }]);
+    // the rate-limited, metered POST /v1/flows: 402 with the allowance body, 429; one media type per credential
+    const create = paths['/v1/flows']?.post as Op;
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['402', '429']));
+    expect(create.responses['201']?.content).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/Flow' } },
+      'application/vnd.veriscreen.redacted-flow+json': {
+        schema: { $ref: '#/components/schemas/RedactedFlow' },
+      },
+    });
+  });
+
   it('passes redocly lint (recommended rules) with 0 errors and 0 warnings', async () => {
     const file = join(dir, 'openapi.json');
     await writeFile(file, JSON.stringify(doc));
