@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { type Static, Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 
-const Env = Type.Object({
+export const Env = Type.Object({
   NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
     default: 'development',
   }),
