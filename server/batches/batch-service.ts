@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CheckBatchCreateIn } from '../../schemas/batches.js';
 import type { AmlDataset } from '../../schemas/common.js';
+import type { SubjectIn } from '../../schemas/subjects.js';
 import { requireOwnApplicants } from '../applicants/applicant-service.js';
 import type { TenantPrincipal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
@@ -8,10 +9,11 @@ import { json, type Sql, transaction } from '../db/sql.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
 import type { BatchRow } from './batch-store.js';
 
-/** Subjects per JetStream job: small enough that a redelivery repeats little work, large enough to amortise a
- * transaction. */
-export const CHUNK_SIZE = 250;
-const INSERT_ROWS = 2000;
+/** Subjects per JetStream job and per stored chunk row: small enough that a redelivery repeats little work (well
+ * under a second of screening), large enough to amortise a transaction and its commit. */
+export const CHUNK_SIZE = 500;
+/** Chunks per insert statement when a batch is stored: a few MB of JSON a statement, never one giant one. */
+const INSERT_CHUNKS = 4;
 
 export interface ChunkJob {
   batch_id: string;
@@ -21,7 +23,22 @@ export interface ChunkJob {
   to: number;
 }
 
-/** Stores the batch and its subjects atomically (inserted in slices, never one giant statement), joining the
+/** One stored chunk of a batch (table batch_chunks): its subjects idx from_idx … to_idx - 1, in order. */
+export interface ChunkRow {
+  batch_id: string;
+  from_idx: number;
+  to_idx: number;
+  tenant_id: string;
+  subjects: StoredSubject[];
+}
+
+export interface StoredSubject {
+  applicant_id: string | null;
+  external_id: string | null;
+  subject: SubjectIn;
+}
+
+/** Stores the batch and its subjects atomically (a chunk of subjects a row, inserted a few rows a statement), joining the
  * caller's transaction when given one; the caller queues its chunks (publishChunks) after the commit. Self-serve
  * allowance: one unit per subject, consumed in the same transaction, so a batch that is not stored costs nothing. */
 export async function createBatch(
@@ -40,11 +57,13 @@ export async function createBatch(
   const policy = await checkPolicyFor(sql, tenant.tenant_id);
   const datasets = (input.datasets ?? policy.default_datasets) as AmlDataset[];
   const subjects = input.records.flatMap((r) =>
-    r.subjects.map((s) => ({
-      applicant_id: r.applicant_id ?? null,
-      external_id: r.external_id ?? null,
-      subject: s,
-    })),
+    r.subjects.map(
+      (s): StoredSubject => ({
+        applicant_id: r.applicant_id ?? null,
+        external_id: r.external_id ?? null,
+        subject: s,
+      }),
+    ),
   );
   await consumeAllowance(sql, subjects.length);
   const id = randomUUID();
@@ -54,16 +73,20 @@ export async function createBatch(
       values (${id}, ${tenant.tenant_id}, ${input.use_case ?? 'lookback'}, ${datasets}, 'async', ${policy.policy_version},
               ${subjects.length}, ${CHUNK_SIZE})
       returning *`;
-    for (let i = 0; i < subjects.length; i += INSERT_ROWS) {
-      const slice = subjects.slice(i, i + INSERT_ROWS).map((s, j) => ({
+    const chunks: ChunkRow[] = [];
+    for (let from = 0; from < subjects.length; from += CHUNK_SIZE) {
+      const to = Math.min(from + CHUNK_SIZE, subjects.length);
+      chunks.push({
         batch_id: id,
-        idx: i + j,
+        from_idx: from,
+        to_idx: to,
         tenant_id: tenant.tenant_id,
-        applicant_id: s.applicant_id,
-        external_id: s.external_id,
-        subject: json(tx, s.subject),
-      }));
-      await tx`insert into batch_subjects ${tx(slice)}`;
+        subjects: subjects.slice(from, to),
+      });
+    }
+    for (let i = 0; i < chunks.length; i += INSERT_CHUNKS) {
+      const slice = chunks.slice(i, i + INSERT_CHUNKS).map((c) => ({ ...c, subjects: json(tx, c.subjects) }));
+      await tx`insert into batch_chunks ${tx(slice)}`;
     }
     return row;
   });

@@ -1,9 +1,8 @@
-import type { SubjectIn } from '../../schemas/subjects.js';
+import type { ScreenResult, ScreenSubject } from '../../matcher/types.js';
 import type { Bus, RunningWorker } from '../bus/jetstream.js';
 import { runWorker } from '../bus/jetstream.js';
-import type { CheckOutcome } from '../checks/check-type.js';
-import { buildCheck, recordChecks } from '../checks/recorder.js';
-import { screenAml } from '../checks/types/aml-screen.js';
+import { buildCheck, recordChecksBulk } from '../checks/recorder.js';
+import { amlOutcome, amlScreenOptions } from '../checks/types/aml-screen.js';
 import { isPermanentDbError, publicFailureReason } from '../db/pg-errors.js';
 import { type Sql, transaction } from '../db/sql.js';
 import { purgeExpiredKeys } from '../idempotency/idempotency.js';
@@ -12,17 +11,10 @@ import type { Metrics } from '../metrics.js';
 import { writeEvent } from '../outbox/outbox.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
-import { poolScreener } from '../screening/pool-screener.js';
+import { screenBulk } from '../screening/pool-screener.js';
 import { toScreenSubject } from '../screening/subject.js';
-import { type ChunkJob, requeueStranded } from './batch-service.js';
+import { type ChunkJob, requeueStranded, type StoredSubject } from './batch-service.js';
 import type { BatchRow } from './batch-store.js';
-
-interface SubjectRow {
-  idx: number;
-  applicant_id: string | null;
-  external_id: string | null;
-  subject: SubjectIn;
-}
 
 export interface BatchWorkerDeps {
   sql: Sql;
@@ -32,63 +24,114 @@ export interface BatchWorkerDeps {
   log: Logger;
 }
 
-/** Screens one chunk of a batch. Exactly once per subject, whatever the redeliveries: the chunk's pending rows are
- * locked, screened, and in the same transaction their checks are inserted, the rows marked done and the batch
- * counters advanced by what this transaction changed. A crash anywhere rolls all of it back for the redelivery. */
+interface ChunkState {
+  from_idx: number;
+  to_idx: number;
+  status: 'pending' | 'done';
+}
+
+interface PendingSubject extends StoredSubject {
+  idx: number;
+}
+
+/** The chunk holding a job's range (a whole chunk, or one record of it), locked when `lock`. */
+async function chunkOf(sql: Sql, job: ChunkJob, lock: boolean): Promise<ChunkState | undefined> {
+  const [chunk] = await sql<ChunkState[]>`
+    select from_idx, to_idx, status from batch_chunks
+    where batch_id = ${job.batch_id} and from_idx <= ${job.from} and to_idx >= ${job.to}
+    order by from_idx desc limit 1 ${lock ? sql`for update` : sql``}`;
+  return chunk;
+}
+
+/** The records of a job's range already settled one by one (batch_records). */
+async function settledIn(sql: Sql, job: ChunkJob): Promise<Set<number>> {
+  const rows = await sql<{ idx: number }[]>`
+    select idx from batch_records where batch_id = ${job.batch_id} and idx >= ${job.from} and idx < ${job.to}`;
+  return new Set(rows.map((r) => r.idx));
+}
+
+/** The subjects of a job's range still to screen: none when its chunk is done, else those not settled one by one. */
+async function pendingOf(sql: Sql, job: ChunkJob, chunk: ChunkState): Promise<PendingSubject[]> {
+  if (chunk.status === 'done') return [];
+  const [row] = await sql<{ subjects: StoredSubject[] }[]>`
+    select subjects from batch_chunks where batch_id = ${job.batch_id} and from_idx = ${chunk.from_idx}`;
+  const settled = await settledIn(sql, job);
+  const pending: PendingSubject[] = [];
+  for (let idx = job.from; idx < job.to; idx++) {
+    const s = row?.subjects[idx - chunk.from_idx];
+    if (s && !settled.has(idx)) pending.push({ ...s, idx });
+  }
+  return pending;
+}
+
+/** Whether a job covers its whole chunk (the chunk is then settled as one) or records of it (settled one by one). */
+const wholeChunk = (job: ChunkJob, chunk: ChunkState) =>
+  job.from === chunk.from_idx && job.to === chunk.to_idx;
+
+/**
+ * Screens one chunk of a batch (or one record of it). Exactly once per subject, whatever the redeliveries: the
+ * pending subjects are screened first, outside any transaction, so that the matcher threads work while other chunks
+ * write; then one transaction locks the chunk's row, drops what a concurrent delivery settled meanwhile, records the
+ * checks (the recorder's bulk path), marks the chunk done (or the records, for a single-record job) and
+ * advances the batch counters by what it recorded. A crash anywhere rolls the transaction back for the redelivery.
+ */
 export async function processChunk(deps: BatchWorkerDeps, job: ChunkJob): Promise<{ screened: number }> {
   const { sql } = deps;
-  return transaction(sql, async (tx) => {
-    const [batch] = await tx<BatchRow[]>`select * from check_batches where id = ${job.batch_id}`;
-    if (!batch || batch.status === 'completed' || batch.status === 'failed') return { screened: 0 };
-    const rows = await tx<SubjectRow[]>`
-      select idx, applicant_id, external_id, subject from batch_subjects
-      where batch_id = ${job.batch_id} and idx >= ${job.from} and idx < ${job.to} and status = 'pending'
-      order by idx for update skip locked`;
-    if (!rows.length) return { screened: 0 };
-    const policy = await checkPolicyFor(tx, batch.tenant_id);
-    const screen = poolScreener(deps.pool, deps.metrics);
-    const outcomes = await Promise.all(
-      rows.map((r) =>
-        screenAml(screen, {
-          subjects: [toScreenSubject(r.subject)],
-          datasets: batch.datasets,
-          policy: policy.aml_match_policy,
-          use_case: batch.use_case,
-        }),
-      ),
+  const [batch] = await sql<BatchRow[]>`select * from check_batches where id = ${job.batch_id}`;
+  if (!batch || batch.status === 'completed' || batch.status === 'failed') return { screened: 0 };
+  const chunk = await chunkOf(sql, job, false);
+  if (!chunk) return { screened: 0 };
+  const pending = await pendingOf(sql, job, chunk);
+  if (!pending.length) return { screened: 0 };
+  const policy = await checkPolicyFor(sql, batch.tenant_id);
+  const req = { datasets: batch.datasets, policy: policy.aml_match_policy, use_case: batch.use_case };
+  const subjects = pending.map((p) => toScreenSubject(p.subject));
+  const results = await screenBulk(deps.pool, deps.metrics, subjects, amlScreenOptions(req));
+  const records = pending.map((p, i) => {
+    const result = results[i] as ScreenResult;
+    const outcome = amlOutcome(
+      { ...req, subjects: [subjects[i] as ScreenSubject] },
+      [result],
+      result.screen_ms ?? 0,
     );
-    const records = rows.map((r, i) => {
-      const input_ref = r.subject.reference_id ?? r.subject.ref ?? `${batch.id}:${r.idx}`;
-      return buildCheck(outcomes[i] as CheckOutcome, {
-        tenant_id: batch.tenant_id,
-        policy,
-        mode: 'async',
-        batch_id: batch.id,
-        applicant_id: r.applicant_id,
-        applicant_name: r.subject.name,
-        reference: r.external_id,
-        // the subject across screenings: the record's external_id, else its applicant, else its input_ref
-        subject_ref: r.external_id ?? r.applicant_id ?? input_ref,
-        input_ref,
-        use_case: batch.use_case,
-      });
+    const input_ref = p.subject.reference_id ?? p.subject.ref ?? `${batch.id}:${p.idx}`;
+    return buildCheck(outcome, {
+      tenant_id: batch.tenant_id,
+      policy,
+      mode: 'async',
+      batch_id: batch.id,
+      applicant_id: p.applicant_id,
+      applicant_name: p.subject.name,
+      reference: p.external_id,
+      // the subject across screenings: the record's external_id, else its applicant, else its input_ref
+      subject_ref: p.external_id ?? p.applicant_id ?? input_ref,
+      input_ref,
+      use_case: batch.use_case,
     });
-    await recordChecks(tx, records);
-    const done = rows.map((r, i) => [r.idx, records[i]?.check.id as string]);
-    await tx`
-      update batch_subjects b set status = 'done', check_id = v.check_id::uuid
-      from (values ${tx(done)}) as v(idx, check_id)
-      where b.batch_id = ${batch.id} and b.idx = v.idx::int`;
+  });
+  return transaction(sql, async (tx) => {
+    const locked = await chunkOf(tx, job, true);
+    if (!locked || locked.status === 'done') return { screened: 0 };
+    const settled = await settledIn(tx, job);
+    const todo = records.filter((_, i) => !settled.has((pending[i] as PendingSubject).idx));
+    const idxs = pending.filter((p) => !settled.has(p.idx)).map((p) => p.idx);
+    if (!todo.length) return { screened: 0 };
+    await recordChecksBulk(tx, todo);
+    if (wholeChunk(job, locked)) {
+      await tx`update batch_chunks set status = 'done' where batch_id = ${batch.id} and from_idx = ${locked.from_idx}`;
+    } else {
+      await tx`insert into batch_records ${tx(idxs.map((idx) => ({ batch_id: batch.id, idx, status: 'done' })))}`;
+    }
     const [after] = await tx<{ status: string }[]>`
       update check_batches set
-        completed_count = completed_count + ${rows.length},
-        status = case when completed_count + ${rows.length} + error_count >= subject_count then 'completed' else 'processing' end,
-        completed_at = case when completed_count + ${rows.length} + error_count >= subject_count then now() else null end,
+        completed_count = completed_count + ${todo.length},
+        status = case when completed_count + ${todo.length} + error_count >= subject_count then 'completed' else 'processing' end,
+        completed_at = case when completed_count + ${todo.length} + error_count >= subject_count then now() else null end,
         updated_at = now()
       where id = ${batch.id}
       returning status`;
     if (after?.status === 'completed') await emitCompleted(tx, batch.id);
-    return { screened: rows.length };
+    return { screened: todo.length };
   });
 }
 
@@ -114,19 +157,23 @@ async function failSubjects(
   range: { from: number; to: number },
   reason: (row: { idx: number; applicant_id: string | null }) => string,
 ): Promise<void> {
+  const job = { batch_id: batchId, from: range.from, to: range.to };
   const n = await transaction(deps.sql, async (tx) => {
-    const pending = await tx<{ idx: number; applicant_id: string | null }[]>`
-      select idx, applicant_id from batch_subjects
-      where batch_id = ${batchId} and idx >= ${range.from} and idx < ${range.to} and status = 'pending'
-      order by idx for update`;
+    const chunk = await chunkOf(tx, job, true);
+    if (!chunk) return 0;
+    const pending = await pendingOf(tx, job, chunk);
     if (!pending.length) return 0;
-    const failed = pending.map((r) => [r.idx, `record ${r.idx}: ${reason(r)}`] as const);
-    await tx`
-      update batch_subjects b set status = 'error', error = v.error
-      from (values ${tx(failed.map(([i, e]) => [i, e]))}) as v(idx, error)
-      where b.batch_id = ${batchId} and b.idx = v.idx::int`;
+    const failed = pending.map((r) => ({
+      batch_id: batchId,
+      idx: r.idx,
+      status: 'error',
+      error: `record ${r.idx}: ${reason(r)}`,
+    }));
+    await tx`insert into batch_records ${tx(failed)}`;
+    if (wholeChunk(job, chunk))
+      await tx`update batch_chunks set status = 'done' where batch_id = ${batchId} and from_idx = ${chunk.from_idx}`;
     const n = failed.length;
-    const first = failed[0]?.[1] ?? '';
+    const first = failed[0]?.error ?? '';
     const [after] = await tx<{ status: string }[]>`
       update check_batches set
         error_count = error_count + ${n},
@@ -147,10 +194,8 @@ async function failSubjects(
  * record by record: the records that can succeed are recorded, each that cannot fails at once with its reason. A
  * transient failure on the way is thrown, and the redelivery resumes with the records still pending. */
 async function screenOneByOne(deps: BatchWorkerDeps, job: ChunkJob): Promise<void> {
-  const rows = await deps.sql<{ idx: number; applicant_id: string | null }[]>`
-    select idx, applicant_id from batch_subjects
-    where batch_id = ${job.batch_id} and idx >= ${job.from} and idx < ${job.to} and status = 'pending'
-    order by idx`;
+  const chunk = await chunkOf(deps.sql, job, false);
+  const rows = chunk ? await pendingOf(deps.sql, job, chunk) : [];
   for (const r of rows) {
     try {
       const { screened } = await processChunk(deps, { batch_id: job.batch_id, from: r.idx, to: r.idx + 1 });
@@ -180,7 +225,8 @@ export async function startBatchWorker(deps: BatchWorkerDeps): Promise<RunningWo
     jitter: 0.2,
     // a chunk takes well under a second; a worker killed mid-chunk has its chunk redelivered after this
     ack_wait_ms: 15_000,
-    concurrency: 2,
+    // chunks in flight: while one writes, the others' subjects keep the matcher threads busy
+    concurrency: 4,
     handle: async (job, { log }) => {
       const jobDeps = { ...deps, log };
       try {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FlowDecision } from '../../schemas/flows.js';
 import { decideAlerts, type LastAlert } from '../alerts/alert-memory.js';
 import { queueSlaAt } from '../alerts/alert-sla.js';
+import { insertRows } from '../db/bulk-insert.js';
 import { json, type Sql, type Tx, transaction } from '../db/sql.js';
 import { type OutboxRow, outboxEvent, writeEvents } from '../outbox/outbox.js';
 import type { CheckPolicy } from '../policy/check-policy.js';
@@ -20,8 +21,9 @@ import { decideCheck } from './rules.js';
  *            evidence of open alerts whose entity changed
  *   write    check rows, alerts, refreshes and their outbox events, in the caller's transaction
  *
- * `recordChecks` does remember + write in one transaction; the sync flow path writes the same rows in its single
- * flow-graph statement (flows/flow-store.ts).
+ * `recordChecks` does remember + write in one transaction; `recordChecksBulk` the same for many records at once
+ * in one statement (batches); the sync flow path writes the same rows in its single flow-graph statement
+ * (flows/flow-store.ts).
  */
 
 /** Where a check comes from and what it is about. */
@@ -293,13 +295,64 @@ export async function writeChecks(
     }
     rows.push(row);
   }
+  await writeAlertsAndEvents(tx, written);
+  return { rows, written };
+}
+
+/** What follows the check rows of written records: their alerts, evidence refreshes and outbox events. */
+async function writeAlertsAndEvents(tx: Tx, written: readonly CheckRecord[]): Promise<void> {
   const alerts = written.flatMap((r) => r.alerts);
   if (alerts.length) await tx`insert into alerts ${tx(alerts.map((a) => alertRow(tx, a)))}`;
   for (const f of written.flatMap((r) => r.refreshes)) {
     await tx`update alerts set evidence = ${json(tx, f.evidence)}, updated_at = now() where id = ${f.alert_id}`;
   }
   await writeEvents(tx, checkEvents(written));
-  return { rows, written };
+}
+
+/** The check columns as written (CheckInsert's fields). */
+const CHECK_COLUMNS: readonly (keyof CheckInsert)[] = [
+  'id',
+  'tenant_id',
+  'flow_id',
+  'batch_id',
+  'applicant_id',
+  'applicant_name',
+  'reference',
+  'check_type',
+  'status',
+  'result',
+  'decision',
+  'reason_codes',
+  'mode',
+  'use_case',
+  'input_ref',
+  'latency_ms',
+  'dataset_versions',
+  'datasets',
+  'policy_version',
+  'error',
+  'evidence',
+  'alert_count',
+  'run_key',
+  'completed_at',
+];
+
+/**
+ * The bulk path (batches): remember + write many records in the caller's transaction, the check rows in one
+ * statement with one parameter (server/db/bulk-insert.ts) and nothing read back. For records without a run_key only: the caller's lock is what makes
+ * the write happen once (a batch chunk's row), so there is no conflict to resolve here.
+ */
+export async function recordChecksBulk(tx: Tx, records: CheckRecord[]): Promise<void> {
+  if (records.some((r) => r.check.run_key !== null))
+    throw new Error('the bulk path records checks without run_key');
+  await rememberAlerts(tx, records);
+  await insertRows(
+    tx,
+    'checks',
+    CHECK_COLUMNS,
+    records.map((r) => r.check),
+  );
+  await writeAlertsAndEvents(tx, records);
 }
 
 /** remember + write, atomically (in the caller's transaction when given one). */

@@ -83,17 +83,31 @@ export class MatcherPool {
     return true;
   }
 
-  async screen(subject: ScreenSubject, options: ScreenOptions): Promise<ScreenResult> {
+  /** The current generation, when it can take one more task. */
+  private admit(): Generation {
     const gen = this.current;
     if (!gen) throw new ApiError('matcher_unavailable');
     // the bound counts waiting tasks, micro-batches about to be submitted included
     if (gen.pool.queueSize + Math.ceil(gen.batch.length / MAX_BATCH) >= this.maxQueue) {
       throw new ApiError('overloaded', { headers: { 'retry-after': '1' } });
     }
+    return gen;
+  }
+
+  async screen(subject: ScreenSubject, options: ScreenOptions): Promise<ScreenResult> {
+    const gen = this.admit();
     if (gen.pool.queueSize === 0) return (await this.run(gen, { subject, options })) as ScreenResult;
     return new Promise<ScreenResult>((resolve, reject) => {
       if (gen.batch.push({ subject, options, resolve, reject }) === 1) setImmediate(() => this.flush(gen));
     });
+  }
+
+  /** Screens several subjects with the same options in one task (bulk callers: batches), all on the current
+   * generation (one dataset version). Results in the order of `subjects`. */
+  async screenMany(subjects: ScreenSubject[], options: ScreenOptions): Promise<ScreenResult[]> {
+    const gen = this.admit();
+    const items = subjects.map((subject) => ({ subject, options }));
+    return (await this.run(gen, { items }, 'screenEach')) as ScreenResult[];
   }
 
   /** Submits the generation's waiting screens, MAX_BATCH to a task; each screen settles on its own. */

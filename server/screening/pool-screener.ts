@@ -1,3 +1,4 @@
+import type { ScreenOptions, ScreenResult, ScreenSubject } from '../../matcher/types.js';
 import type { Screener } from '../checks/check-type.js';
 import type { Metrics } from '../metrics.js';
 import type { MatcherPool } from './matcher-pool.js';
@@ -12,4 +13,30 @@ export function poolScreener(pool: MatcherPool, metrics: Metrics): Screener {
     if (res.screen_ms !== undefined) metrics.matcherBusySeconds.inc(res.screen_ms / 1000);
     return res;
   };
+}
+
+/** Subjects per matcher task when screening in bulk: few enough that the threads share a chunk evenly, enough that
+ * messaging costs little next to screening (~0.3 ms a subject). */
+export const SUBJECTS_PER_TASK = 25;
+
+/** Screens many subjects with the same options (batches), SUBJECTS_PER_TASK to a matcher task, all tasks queued at
+ * once so the threads stay fed. Results in the order of `subjects`. The screen-duration histogram is left to single
+ * screens (a bulk screen's wait says nothing about a request's latency); count and busy time are kept. */
+export async function screenBulk(
+  pool: MatcherPool,
+  metrics: Metrics,
+  subjects: ScreenSubject[],
+  options: ScreenOptions,
+): Promise<ScreenResult[]> {
+  const tasks: Promise<ScreenResult[]>[] = [];
+  for (let i = 0; i < subjects.length; i += SUBJECTS_PER_TASK)
+    tasks.push(pool.screenMany(subjects.slice(i, i + SUBJECTS_PER_TASK), options));
+  const results = (await Promise.all(tasks)).flat();
+  let busy = 0;
+  for (const r of results) {
+    metrics.screensTotal.inc({ version: r.dataset_version });
+    busy += r.screen_ms ?? 0;
+  }
+  metrics.matcherBusySeconds.inc(busy / 1000);
+  return results;
 }

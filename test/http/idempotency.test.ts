@@ -116,7 +116,7 @@ describe('a crash mid-request', () => {
         const rows = await t.app.sql`
         select 1 from pg_stat_activity
         where datname = current_database() and state <> 'idle' and query not ilike '%pg_stat_activity%'
-          and query ilike '%insert into batch_subjects%'`;
+          and query ilike '%insert into batch_chunks%'`;
         return rows.length > 0;
       },
       60_000,

@@ -1,4 +1,10 @@
-import type { Match, MatchPolicy, ScreenResult, ScreenSubject } from '../../../matcher/types.js';
+import type {
+  Match,
+  MatchPolicy,
+  ScreenOptions,
+  ScreenResult,
+  ScreenSubject,
+} from '../../../matcher/types.js';
 import { AML_DATASET_VALUES, type AmlDataset } from '../../../schemas/common.js';
 import type {
   AlertDraft,
@@ -74,15 +80,34 @@ export interface AmlScreenRequest {
 }
 
 /**
- * Screens the subjects and turns their matches into an aml_screen outcome: a match at or above its (dataset- or
- * use-case-adjusted) threshold is a hit, raises `aml_<dataset>_match` for each selected dataset it is listed in
- * (and `aml_strong_match` at or above the fail threshold), and drafts one alert per matched entity.
+ * Screens the subjects and turns their matches into an aml_screen outcome (amlOutcome).
  */
 export async function screenAml(screen: Screener, req: AmlScreenRequest): Promise<CheckOutcome> {
   const started = performance.now();
+  const results: ScreenResult[] = await Promise.all(
+    req.subjects.map((s) => screen(s, amlScreenOptions(req))),
+  );
+  return amlOutcome(req, results, performance.now() - started);
+}
+
+/** The matcher options of an aml_screen request. */
+export function amlScreenOptions(req: Omit<AmlScreenRequest, 'subjects'>): ScreenOptions {
+  return {
+    datasets: req.datasets,
+    policy: req.policy,
+    ...(req.use_case ? { use_case: req.use_case } : {}),
+    limit: 10,
+  };
+}
+
+/**
+ * The aml_screen outcome of the subjects' screen results (however they were screened: one by one or in bulk): a
+ * match at or above its (dataset- or use-case-adjusted) threshold is a hit, raises `aml_<dataset>_match` for each
+ * selected dataset it is listed in (and `aml_strong_match` at or above the fail threshold), and drafts one alert
+ * per matched entity.
+ */
+export function amlOutcome(req: AmlScreenRequest, results: ScreenResult[], elapsed_ms: number): CheckOutcome {
   const { policy, datasets } = req;
-  const options = { datasets, policy, ...(req.use_case ? { use_case: req.use_case } : {}), limit: 10 };
-  const results: ScreenResult[] = await Promise.all(req.subjects.map((s) => screen(s, options)));
   const versions = new Set(results.map((r) => r.dataset_version));
   // a promotion between two subjects' screens would mix versions in one check: the caller screens again
   if (versions.size > 1) throw new Error('dataset version changed during the screen');
@@ -107,7 +132,7 @@ export async function screenAml(screen: Screener, req: AmlScreenRequest): Promis
     status: 'completed',
     result: hits.length ? 'hit' : 'clear',
     signals: [...codes].sort(),
-    latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    latency_ms: Math.round(elapsed_ms * 1000) / 1000,
     dataset_versions: [version],
     datasets,
     evidence: { ...evidence },
