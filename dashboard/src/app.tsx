@@ -5,6 +5,8 @@ import { href, navigate, onLinkClick, useLocation } from './router';
 import { ErrorBox, hasRole, Loading, SessionContext } from './ui';
 import { AdminOperators, AdminPolicy } from './views/admin-config';
 import { AdminDatasets } from './views/admin-datasets';
+import { AdminFatf } from './views/admin-fatf';
+import { AdminFeeds } from './views/admin-feeds';
 import { AlertDetail } from './views/alert-detail';
 import { AlertQueue } from './views/alerts';
 import { ApplicantDetail, Applicants } from './views/applicants';
@@ -23,6 +25,8 @@ const NAV: { path: string; label: string; admin?: boolean }[] = [
   { path: '/batches', label: 'Batches' },
   { path: '/monitors', label: 'Monitors' },
   { path: '/admin/datasets', label: 'Datasets', admin: true },
+  { path: '/admin/feeds', label: 'Feeds', admin: true },
+  { path: '/admin/fatf', label: 'FATF', admin: true },
   { path: '/admin/policy', label: 'Policy', admin: true },
   { path: '/admin/webhooks', label: 'Webhooks', admin: true },
   { path: '/admin/operators', label: 'Operators', admin: true },
@@ -142,6 +146,8 @@ function Route({
       if (id === 'policy') return <AdminPolicy />;
       if (id === 'webhooks') return <AdminWebhooks endpointId={sub} />;
       if (id === 'operators') return <AdminOperators />;
+      if (id === 'fatf') return <AdminFatf />;
+      if (id === 'feeds') return <AdminFeeds />;
       return <AdminDatasets />;
     default:
       return <ErrorBox title="Not found" error={new Error(`No screen called “${section}”.`)} />;

@@ -56,7 +56,8 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
   beforeAll(async () => {
     await ensureDashboardBuilt();
     await mkdir(SHOTS, { recursive: true });
-    t = await startTestApp();
+    // the feed scheduler looks for due feeds twice a second (the feeds screen's "Fetch now")
+    t = await startTestApp({ env: { FEED_SCHEDULER_MS: '500' } });
     tenant = await createTenant(t, { plan: 'contract' });
     const key = tenant.secret_key;
     // four-eyes on: a disposition waits for a second operator
@@ -486,6 +487,74 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
       body: { tenant_id: tenant.id, email: temp.email, password: PASSWORD },
     });
     expect(again.status).toBe(201);
+    await signOut();
+  });
+
+  it('an admin edits the FATF listings and registers a list feed behind the deployment admin token', async () => {
+    await signIn('admin');
+    // the token typed for the dataset promotion earlier is forgotten with the page: asked again, a wrong one refused
+    await page.getByRole('link', { name: 'FATF', exact: true }).click();
+    await page.getByRole('heading', { name: 'FATF listings' }).waitFor();
+    await page.getByLabel('Deployment admin token (X-Admin-Token)').fill('wrong-token-wrong-token');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByText('The admin token was refused').waitFor();
+    await page.getByLabel('Deployment admin token (X-Admin-Token)').fill(t.adminToken);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Add to the list' }).waitFor();
+    const before = (
+      await call<Record<string, string>>(t.url, 'GET', '/admin/fatf_listings', { admin: t.adminToken })
+    ).body;
+    await page.getByLabel('Country code').fill('zz');
+    await page.getByRole('button', { name: 'Add to the list' }).click();
+    await page.locator('tr[data-country="ZZ"]').waitFor();
+    await page.getByRole('button', { name: 'Save listings' }).click();
+    // the API names the code it does not know; nothing is stored
+    await page.getByText('not an ISO 3166-1 alpha-2 country code').waitFor();
+    await page.locator('tr[data-country="ZZ"]').getByRole('button', { name: 'Remove' }).click();
+    await page.getByLabel('Country code').fill('mm');
+    await page.getByLabel('New listing').selectOption('black');
+    await page.getByRole('button', { name: 'Add to the list' }).click();
+    await page.locator('tr[data-country="MM"]').waitFor();
+    await page.getByRole('button', { name: 'Save listings' }).click();
+    await page.getByText('Saved: every process screens with the new listings').waitFor();
+    await shot('23-fatf');
+    const after = (
+      await call<Record<string, string>>(t.url, 'GET', '/admin/fatf_listings', { admin: t.adminToken })
+    ).body;
+    expect(after).toEqual({ ...before, MM: 'black' });
+
+    // list feeds: the token is remembered for this tab
+    await page.getByRole('link', { name: 'Feeds', exact: true }).click();
+    await page.getByRole('heading', { name: 'List feeds' }).waitFor();
+    await page.getByRole('button', { name: 'Register a feed' }).click();
+    await page.getByLabel('Name').fill('OFAC demo folder');
+    await page.getByLabel('Format').fill('ofac_sdn');
+    await page.getByLabel('Source URI (https://, s3:// or file://)').fill(`file://${DEMO_SOURCE.uri}`);
+    await page.getByRole('button', { name: 'Register feed' }).click();
+    await page.locator('#feed-format[aria-invalid="true"]').waitFor();
+    await page.locator('#feed-format + .error-text', { hasText: 'unknown format; one of:' }).waitFor();
+    await page.getByLabel('Format').fill('ofac_sdn_csv');
+    await page.getByRole('button', { name: 'Register feed' }).click();
+    await page.getByText('Registered “OFAC demo folder”').waitFor();
+    const row = page.locator('tr[data-feed-id]', { hasText: 'OFAC demo folder' });
+    await row.getByRole('button', { name: 'Fetch now' }).click();
+    await page.getByText('is due now').waitFor();
+    // the scheduler fetches it and builds a version for an admin to promote (manual policy)
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          return row.getAttribute('data-last-status', { timeout: 1000 }).catch(() => null);
+        },
+        { timeout: 60_000, interval: 1000 },
+      )
+      .toBe('ready');
+    await row.locator('.badge-ready').waitFor();
+    await shot('24-feeds');
+    const feeds = await call<{ items: Json[] }>(t.url, 'GET', '/admin/dataset_feeds', {
+      admin: t.adminToken,
+    });
+    expect(feeds.body.items[0]).toMatchObject({ name: 'OFAC demo folder', last_status: 'ready' });
     await signOut();
   });
 

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ApiFailure, type DatasetVersionSummary, listDatasetVersions, promoteDatasetVersion } from '../api';
+import { adminToken, refusedToken, TOKEN_REFUSED } from '../admin-token';
+import { type DatasetVersionSummary, listDatasetVersions, promoteDatasetVersion } from '../api';
 import { fmtNumber, fmtTime, shortId } from '../format';
 import {
   Badge,
@@ -13,13 +14,10 @@ import {
   useFocusHeading,
 } from '../ui';
 
-/** The deployment's admin token, typed in for a promotion and kept in memory only (never stored). */
-let rememberedToken = '';
-
 export function AdminDatasets() {
   const list = useAsync(listDatasetVersions, []);
   const [target, setTarget] = useState<DatasetVersionSummary | null>(null);
-  const [token, setToken] = useState(rememberedToken);
+  const [token, setToken] = useState(adminToken.get());
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
   const [notice, setNotice] = useState<string | null>(null);
@@ -32,16 +30,12 @@ export function AdminDatasets() {
     setError(undefined);
     try {
       const v = await promoteDatasetVersion(target.id, token);
-      rememberedToken = token;
+      adminToken.set(token);
       setNotice(`“${v.name}” is now the active dataset version in every process.`);
       setTarget(null);
       list.reload();
     } catch (e) {
-      setError(
-        e instanceof ApiFailure && e.status === 401
-          ? new Error('The admin token was refused (401). It is the X-Admin-Token of this deployment.')
-          : e,
-      );
+      setError(refusedToken(e) ? new Error(TOKEN_REFUSED) : e);
     } finally {
       setBusy(false);
     }
