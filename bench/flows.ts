@@ -2,8 +2,9 @@
 // the cost of each request (bench/cost.ts): CPU per process kind and thread, Postgres backends' CPU, WAL, rows and
 // index entries written, event-loop delay. Then an open-loop run at half the closed-loop rate.
 //
-// BENCH_SECONDS (10) per run, BENCH_CONNECTIONS (32), BENCH_TOPOLOGY: all (one process, every role) or split
-// (ROLE=api + ROLE=worker processes: the monitor scheduler, outbox relay and webhook delivery run in the worker).
+// BENCH_SECONDS (10) per run, BENCH_CONNECTIONS (32), BENCH_TOPOLOGY: split (default) or all (one process, every role)
+// — split: ROLE=api + ROLE=worker processes, so the monitor scheduler, outbox relay and webhook delivery run in the
+// worker and a sync flow's latency does not depend on them.
 
 import { loadavg } from 'node:os';
 import { CostProbe, costTable } from './cost.js';
@@ -21,7 +22,7 @@ import {
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const TOPOLOGY = process.env.BENCH_TOPOLOGY === 'split' ? 'split' : 'all';
+const TOPOLOGY = process.env.BENCH_TOPOLOGY === 'all' ? 'all' : 'split';
 
 /** Yente negatives and UN positives interleaved, so that every run (each starts at the first body) screens the same
  * mix of clear subjects and hits. */
