@@ -1,6 +1,7 @@
 // Name normalisation shared by index build and screening: both sides go through exactly the same steps so
 // that aggressive folding (w→v, ou→u, …) only ever creates equalities, never asymmetries.
 import anyAscii from 'any-ascii';
+import { FOREIGN_NAME_DOT_RE, hanForeignReading } from './han-foreign.js';
 import {
   HONORIFICS,
   JAPANESE_FAMILY_NAMES,
@@ -509,7 +510,10 @@ function transliterate(s: string): string {
   if (NON_ASCII_RE.test(out)) {
     // several Han words (結衣 田中, 近平 习): each word is one name part, written as one token
     const hanRuns = out.match(HAN_RE)?.length ?? 0;
+    // parts written apart with a middle dot: a transcribed foreign name (贝拉克·奥巴马), read by sound
+    const foreignHan = hanRuns > 0 && FOREIGN_NAME_DOT_RE.test(out);
     out = out.replace(HAN_RE, (run) => {
+      if (foreignHan) return ` ${hanForeignReading(run)} `;
       const jp =
         hanRuns > 1 ? (JAPANESE_FAMILY_NAMES[run] ?? JAPANESE_GIVEN_NAMES[run]) : japaneseReading(run);
       if (jp !== undefined) return ` ${jp} `;

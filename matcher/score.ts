@@ -87,6 +87,10 @@ let rowA = new Int32Array(64);
 let rowB = new Int32Array(64);
 let rowC = new Int32Array(64);
 
+/** While set, l and r replace each other at half an edit, like two vowels: names read from scripts that do not
+ * tell them apart (Chinese 拉 is la and ra, Korean ㄹ is l and r). Set by alignSimilarity for the pair it scores. */
+let lrAlike = false;
+
 const VOWEL = new Uint8Array(128);
 for (const v of 'aeiouy') VOWEL[v.charCodeAt(0)] = 1;
 
@@ -116,7 +120,13 @@ function osaDoubled(a: string, b: string): number {
     const va = ca < 128 ? VOWEL[ca]! : 0;
     for (let j = 1; j <= m; j++) {
       const cb = b.charCodeAt(j - 1);
-      const cost = ca === cb ? 0 : va === 1 && cb < 128 && VOWEL[cb] === 1 ? 1 : 2;
+      const cost =
+        ca === cb
+          ? 0
+          : (va === 1 && cb < 128 && VOWEL[cb] === 1) ||
+              (lrAlike && ca + cb === 222 && (ca === 108 || ca === 114))
+            ? 1
+            : 2;
       let v = prev[j - 1]! + cost;
       const del = prev[j]! + 2;
       if (del < v) v = del;
@@ -156,6 +166,7 @@ const letterCount = new Int16Array(128);
 /** A lower bound of osaDistance in O(n+m) from the letters the two strings do not share: every unshared
  * consonant costs a full edit, every unshared vowel at least half of one. */
 export function letterBound(a: string, b: string): number {
+  if (lrAlike) return 0.5 * Math.abs(a.length - b.length);
   for (let i = 0; i < a.length; i++) letterCount[a.charCodeAt(i) & 127]!++;
   for (let i = 0; i < b.length; i++) letterCount[b.charCodeAt(i) & 127]!--;
   let aCons = 0;
@@ -361,6 +372,15 @@ export function collapseAcronym(a: PreparedName, b: PreparedName): PreparedName 
 const matchOf = new Int8Array(MAX_T);
 
 function alignSimilarity(q: PreparedName, c: PreparedName, org: boolean, p: ScoreParams): number {
+  lrAlike = q.cjk.length > 0 || c.cjk.length > 0;
+  try {
+    return alignScore(q, c, org, p);
+  } finally {
+    lrAlike = false;
+  }
+}
+
+function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScoreParams): number {
   const nq = Math.min(q.tokens.length, MAX_T);
   const nc = Math.min(c.tokens.length, MAX_T);
   if (nq === 0 || nc === 0) return 0;
