@@ -205,11 +205,31 @@ function answers(spec: RouteSpec<TSchema, TSchema, TSchema>): [string, ResponseD
   ];
 }
 
-function responseObject(doc: ResponseDoc, c: SchemaComponents): Json {
+/** Response headers the HTTP layer sets (components.headers), and the statuses that carry them. */
+const HEADERS: Record<string, { description: string; schema: Json }> = {
+  'X-Request-Id': {
+    description: "This request's id (the client's own when well-formed); every log line about it carries it",
+    schema: { type: 'string' },
+  },
+  Allow: { description: 'The methods this path answers', schema: { type: 'string' } },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again (absent on a 503 while no dataset version is loaded)',
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+const STATUS_HEADERS: Record<string, string[]> = {
+  '405': ['Allow'],
+  '429': ['Retry-After'],
+  '503': ['Retry-After'],
+};
+
+function responseObject(status: string, doc: ResponseDoc, c: SchemaComponents): Json {
   const content: Record<string, TSchema> = doc.content ?? (doc.schema ? { [JSON_TYPE]: doc.schema } : {});
   const entries = Object.entries(content);
+  const headers = ['X-Request-Id', ...(STATUS_HEADERS[status] ?? [])];
   return {
     description: doc.description,
+    headers: Object.fromEntries(headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])),
     ...(entries.length
       ? { content: Object.fromEntries(entries.map(([type, s]) => [type, { schema: c.use(s) }])) }
       : {}),
@@ -274,7 +294,9 @@ export function buildOpenApi(routes: CompiledRoute[], version: string): Record<s
     if (parameters.length) op.parameters = parameters;
     if (spec.body)
       op.requestBody = { required: true, content: { [JSON_TYPE]: { schema: c.use(spec.body) } } };
-    op.responses = Object.fromEntries(answers(spec).map(([status, doc]) => [status, responseObject(doc, c)]));
+    op.responses = Object.fromEntries(
+      answers(spec).map(([status, doc]) => [status, responseObject(status, doc, c)]),
+    );
     paths[spec.path] ??= {};
     (paths[spec.path] as Json)[spec.method.toLowerCase()] = op;
   }
@@ -294,6 +316,7 @@ export function buildOpenApi(routes: CompiledRoute[], version: string): Record<s
     webhooks: hooks,
     components: {
       schemas: Object.fromEntries(Object.entries(c.schemas).sort(([a], [b]) => a.localeCompare(b))),
+      headers: HEADERS,
       securitySchemes: SECURITY_SCHEMES,
     },
   };

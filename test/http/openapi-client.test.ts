@@ -83,7 +83,10 @@ interface Op {
   security: Record<string, string[]>[];
   parameters?: { in: string }[];
   requestBody?: unknown;
-  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+  responses: Record<
+    string,
+    { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }
+  >;
 }
 
 describe('/openapi.json for client generators', () => {
@@ -114,6 +117,10 @@ describe('/openapi.json for client generators', () => {
     // the rate-limited, metered POST /v1/flows: 402 with the allowance body, 429; one media type per credential
     const create = paths['/v1/flows']?.post as Op;
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['402', '429']));
+    expect(create.responses['429']?.headers).toEqual({
+      'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+      'Retry-After': { $ref: '#/components/headers/Retry-After' },
+    });
     expect(create.responses['201']?.content).toEqual({
       'application/json': { schema: { $ref: '#/components/schemas/Flow' } },
       'application/vnd.veriscreen.redacted-flow+json': {
