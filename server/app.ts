@@ -27,7 +27,8 @@ import { startFeedWorkers } from './datasets/feeds.js';
 import { DatasetActivation, startDatasetBuildWorker } from './datasets/lifecycle.js';
 import { migrate } from './db/migrate.js';
 import { connectRedis } from './db/redis.js';
-import { connectSql, ensureDatabase, type Pool } from './db/sql.js';
+import { connectSql, ensureDatabase, type Pool, PoolSockets } from './db/sql.js';
+import { startDbWatchdog } from './db/watchdog.js';
 import { documentRoutes } from './documents/document-routes.js';
 import type { DocumentDeps } from './documents/document-service.js';
 import { startDocumentVerifyWorker } from './documents/document-verify-worker.js';
@@ -144,7 +145,8 @@ async function resolveS3Endpoint(
  * named with how to start the missing service. */
 async function connectDependencies(config: Config, log: Logger) {
   await dependency('postgres', () => ensureDatabase(config.DATABASE_URL));
-  const sql = connectSql(config.DATABASE_URL);
+  const sockets = new PoolSockets();
+  const sql = connectSql(config.DATABASE_URL, 10, sockets);
   await dependency('postgres', () => sql`select 1`);
   const applied = await migrate(sql);
   if (applied.length) log.info({ applied }, 'migrations applied');
@@ -166,7 +168,9 @@ async function connectDependencies(config: Config, log: Logger) {
         : {}),
   });
   await dependency('s3', () => ensureBucket(store));
-  return { sql, redis, nats, bus, kv, s3, store };
+  // a server that stops answering without closing its connections: their queries are cut, requests get 503
+  const watchdog = startDbWatchdog(config.DATABASE_URL, sockets, log);
+  return { sql, redis, nats, bus, kv, s3, store, watchdog };
 }
 
 /** /readyz: each probe answers within READY_PROBE_MS, so it answers within a second whatever is down. */
@@ -410,7 +414,7 @@ async function startWorkers(
 /** Builds everything (connections, migrations, routes) and never listens. */
 export async function createApp(config: Config, opts: { log?: Logger } = {}): Promise<App> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
-  const { sql, redis, nats, bus, kv, s3, store } = await connectDependencies(config, log);
+  const { sql, redis, nats, bus, kv, s3, store, watchdog } = await connectDependencies(config, log);
   const datasetDeps: DatasetDeps = { sql, store };
 
   const pool = new MatcherPool(config.MATCHER_THREADS, config.MATCHER_MAX_QUEUE, log);
@@ -450,6 +454,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
   const readiness = readinessProbe({ sql, pool, redis, bus, draining: () => draining });
   /** dependencies known to be disconnected now: an unexpected error meanwhile is answered as their outage */
   const down = (): Dependency[] => [
+    ...(watchdog.unresponsive() ? (['database'] as const) : []),
     ...(redis.status === 'ready' ? [] : (['redis'] as const)),
     ...(bus.connection.up() ? [] : (['nats'] as const)),
   ];
@@ -557,6 +562,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     await pool.close();
     await nats.drain().catch(() => {});
     redis.disconnect();
+    await watchdog.stop();
     await sql.end({ timeout: 5 });
     store.client.destroy();
     await s3.local?.close().catch(() => {});

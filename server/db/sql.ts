@@ -1,3 +1,4 @@
+import { connect as netConnect, type Socket } from 'node:net';
 import postgres from 'postgres';
 
 /** The connection pool: the only thing that opens a transaction (`begin`) or closes connections (`end`). */
@@ -19,15 +20,40 @@ export function transaction<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T>
   return 'savepoint' in sql ? fn(sql) : (sql.begin(fn) as Promise<T>);
 }
 
-export function connectSql(url: string, max = 10): Pool {
-  return postgres(url, {
+/** The open sockets of a pool, so that a watchdog can cut them when the server stops answering (server/db/watchdog.ts):
+ * a frozen server (SIGSTOP, a hung host, a partition that drops packets) keeps every TCP connection open, and a
+ * query on one would wait forever. */
+export class PoolSockets {
+  readonly open = new Set<Socket>();
+  /** postgres.js's `socket` option: a plain TCP (or Unix-socket) connection, remembered until it closes */
+  readonly connect = (o: { host: string[]; port: number[]; path?: string | false }): Socket => {
+    const s = o.path ? netConnect(o.path) : netConnect(o.port[0] ?? 5432, o.host[0] ?? '127.0.0.1');
+    this.open.add(s);
+    s.once('close', () => this.open.delete(s));
+    return s;
+  };
+  /** Resets every connection: their pending queries fail at once with CONNECTION_CLOSED (answered as 503
+   * service_unavailable), and the server rolls back their open transactions when it next reads. */
+  cutAll(): number {
+    const n = this.open.size;
+    for (const s of this.open) s.resetAndDestroy();
+    this.open.clear();
+    return n;
+  }
+}
+
+export function connectSql(url: string, max = 10, sockets?: PoolSockets): Pool {
+  const options = {
     max,
     onnotice: () => {},
     idle_timeout: 30,
     // an unreachable database fails a request within seconds (503 service_unavailable), not after a long wait
     connect_timeout: 2,
     transform: { undefined: null },
-  });
+    // postgres.js supports a socket factory but does not declare it in its types
+    ...(sockets ? { socket: sockets.connect } : {}),
+  };
+  return postgres(url, options as postgres.Options<Record<string, never>>);
 }
 
 /** Creates the database named in url when it does not exist (a development convenience). */

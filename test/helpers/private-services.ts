@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { type AddressInfo, createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -157,10 +157,40 @@ export class PrivatePostgres {
     ]);
   }
   async stop(): Promise<void> {
+    await this.thaw();
     await this.pg('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(() => {});
   }
   async destroy(): Promise<void> {
     await this.stop();
     await rm(this.dir, { recursive: true, force: true });
+  }
+  /** The postmaster (from its pid file) and its children (backends and helpers), by process id. */
+  private async pids(): Promise<number[]> {
+    const pm = Number((await readFile(join(this.dir, 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(pm)]).catch(() => ({ stdout: '' }));
+    return [
+      pm,
+      ...stdout
+        .split('\n')
+        .map(Number)
+        .filter((n) => n > 0),
+    ];
+  }
+  private frozen: number[] = [];
+  /** SIGSTOP the server and every backend: connections stay open and new ones are accepted by the kernel, but
+   * nothing answers (a hung host). */
+  async freeze(): Promise<void> {
+    this.frozen = await this.pids();
+    for (const pid of this.frozen) process.kill(pid, 'SIGSTOP');
+  }
+  async thaw(): Promise<void> {
+    for (const pid of this.frozen) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    this.frozen = [];
   }
 }
