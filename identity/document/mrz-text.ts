@@ -2,6 +2,7 @@
 // field type, and parsing into MrzFields (the `mrz` package for TD1/TD2/TD3, our own for MRV-A/MRV-B visas,
 // which the package does not know).
 import { parse as parseMrz } from 'mrz';
+import { ICAO_CODES } from './strict.js';
 import type { MrzFields, MrzFormat } from './types.js';
 
 /** ICAO 9303 check digit: weights 7, 3, 1; '<' = 0, digits as is, A–Z = 10–35. */
@@ -198,6 +199,44 @@ const TO_DIGIT: Record<string, string> = {
   G: '6',
   A: '4',
 };
+/** Letters the legacy engine confuses with each other on MRZ fonts (measured on the PassportEye set: TWN read
+ * THN, MAC read HAC, KOWALSKA read KONALSKA, CHONG read CRONG). */
+export const LETTER_CONFUSIONS: Record<string, string[]> = {
+  W: ['N', 'H', 'M'],
+  N: ['W', 'H', 'M'],
+  H: ['W', 'N', 'M', 'R'],
+  M: ['W', 'N', 'H'],
+  R: ['H'],
+  O: ['D', 'Q', 'U'],
+  D: ['O'],
+  Q: ['O'],
+  U: ['O', 'V'],
+  V: ['U'],
+  I: ['L', 'T'],
+  L: ['I'],
+  T: ['I'],
+  E: ['F'],
+  F: ['E'],
+  C: ['G'],
+  G: ['C'],
+};
+
+/** A three-letter code that is not an ICAO code becomes the one ICAO code a single confusion away (its '<'
+ * filler kept); unchanged when there is none or more than one. */
+export function icaoRepair(field: string): string {
+  const code = field.replace(/<+$/, '');
+  if (code.length < 1 || ICAO_CODES.has(code) || !/^[A-Z]+$/.test(code)) return field;
+  const found = new Set<string>();
+  for (let i = 0; i < code.length; i++) {
+    for (const alt of LETTER_CONFUSIONS[code[i] as string] ?? []) {
+      const c = code.slice(0, i) + alt + code.slice(i + 1);
+      if (ICAO_CODES.has(c)) found.add(c);
+    }
+  }
+  if (found.size !== 1) return field;
+  return ([...found][0] as string) + field.slice(code.length);
+}
+
 const TO_LETTER: Record<string, string> = {
   '0': 'O',
   '1': 'I',
@@ -243,6 +282,8 @@ export function repair(layout: Layout, input: string[]): { lines: string[]; chan
     for (const ch of raw) {
       let c = ch;
       if (fd.kind === 'N' && TO_DIGIT[ch]) c = TO_DIGIT[ch] as string;
+      // issuers keep O and Q out of document numbers (the strict check never accepts one): read them as 0
+      else if (fd.name === 'document_number' && (ch === 'O' || ch === 'Q')) c = '0';
       else if (fd.kind === 'A' && TO_LETTER[ch]) c = TO_LETTER[ch] as string;
       if (c !== ch) changes++;
       out += c;
@@ -253,6 +294,12 @@ export function repair(layout: Layout, input: string[]): { lines: string[]; chan
         out === 'H' || out === 'N' ? 'M' : out === 'E' || out === 'P' ? 'F' : out === 'K' ? '<' : out;
       if (fixed !== out) changes++;
       out = fixed;
+    }
+    // country codes: no check digit covers them, but they come from a closed list (ICAO 9303-3)
+    if (fd.name === 'issuing_country' || fd.name === 'nationality') {
+      const code = icaoRepair(out);
+      if (code !== out) changes++;
+      out = code;
     }
     setChars(lines, fd.line, fd.start, out);
   }
@@ -278,12 +325,15 @@ function searchRepair(
   if (!range || check.over.length !== 1) return null;
   const value = take(lines, range);
   const positions: number[] = [];
-  for (let i = 0; i < value.length; i++) if (SWAPS[value[i] as string]) positions.push(i);
+  // a document number never gets an O or Q back (see repair)
+  const swaps = (ch: string): string[] =>
+    (SWAPS[ch] ?? []).filter((x) => check.name !== 'document_number' || (x !== 'O' && x !== 'Q'));
+  for (let i = 0; i < value.length; i++) if (swaps(value[i] as string).length) positions.push(i);
   const valid = (cand: string[]) =>
     checkResults(layout, cand).find((x) => x.name === check.name)?.valid === true;
   const found: string[][] = [];
   for (const i of positions) {
-    for (const alt of SWAPS[value[i] as string] ?? []) {
+    for (const alt of swaps(value[i] as string)) {
       const cand = [...lines];
       setChars(cand, range.line, range.start + i, alt);
       if (valid(cand)) found.push(cand);
@@ -296,8 +346,8 @@ function searchRepair(
     for (let b = a + 1; b < positions.length; b++) {
       const i = positions[a] as number;
       const j = positions[b] as number;
-      for (const altI of SWAPS[value[i] as string] ?? []) {
-        for (const altJ of SWAPS[value[j] as string] ?? []) {
+      for (const altI of swaps(value[i] as string)) {
+        for (const altJ of swaps(value[j] as string)) {
           const cand = [...lines];
           setChars(cand, range.line, range.start + i, altI);
           setChars(cand, range.line, range.start + j, altJ);
@@ -379,6 +429,14 @@ function starts(line: string, n: number, data: boolean): string[] {
   return [...new Set(out)];
 }
 
+/** The first line's document type letter and country code with digits read for letters (1 → I, 0 → O …), as the
+ * repair by field type will read them; the document type's second character is not coerced (a 0 there is as
+ * likely a D as an O), so such a line is not taken for a first line. */
+function headLetters(x: string): string {
+  const c = (ch: string | undefined) => (ch === undefined ? '' : (TO_LETTER[ch] ?? ch));
+  return c(x[0]) + (x[1] ?? '') + [...x.slice(2, 5)].map(c).join('') + x.slice(5);
+}
+
 /** Groups of consecutive cleaned lines that look like an MRZ of some format (lengths within a tolerance),
  * fitted to the exact length; every combination of plausible starts is a candidate. */
 export function findCandidates(text: string): Candidate[] {
@@ -395,7 +453,7 @@ export function findCandidates(text: string): Candidate[] {
     const groupStart = out.length;
     const full = () => out.length - groupStart >= MAX_PER_GROUP;
     if (b && c && near(a, 30) && near(b, 30) && near(c, 30)) {
-      for (const a1 of starts(a, 30, false).filter((x) => /^[IAC][A-Z<][A-Z]/.test(x))) {
+      for (const a1 of starts(a, 30, false).filter((x) => /^[IAC][A-Z<][A-Z]/.test(headLetters(x)))) {
         for (const b1 of starts(b, 30, true)) {
           for (const c1 of starts(c, 30, false))
             if (!full()) out.push({ format: 'TD1', lines: [a1, b1, c1] });
@@ -405,7 +463,7 @@ export function findCandidates(text: string): Candidate[] {
     if (!b) continue;
     for (const n of [44, 36]) {
       if (!near(a, n) || !near(b, n)) continue;
-      for (const a1 of starts(a, n, false).filter((x) => /^[PVIAC][A-Z<][A-Z]/.test(x))) {
+      for (const a1 of starts(a, n, false).filter((x) => /^[PVIAC][A-Z<][A-Z]/.test(headLetters(x)))) {
         const visa = a1.startsWith('V');
         const format: MrzFormat = n === 44 ? (visa ? 'MRVA' : 'TD3') : visa ? 'MRVB' : 'TD2';
         for (const b1 of starts(b, n, true)) if (!full()) out.push({ format, lines: [a1, b1] });
@@ -536,23 +594,63 @@ export interface NameCheck {
   lines: string[];
   /** false when the second engine's text could not be aligned with the name line (no signal) */
   compared: boolean;
-  /** letters changed to the second engine's, each also read so by another reading */
+  /** letters changed to the second engine's, each also read so by another reading or engine */
   adopted: number;
-  /** letters where the engines differ and no other reading supports the second engine */
+  /** letters where the engines differ and nothing else supports the second engine, plus runs read with a
+   * letter more or less */
   unresolved: number;
 }
 
-/** Check digits do not cover names or country codes, and the legacy engine confuses W/N/H/M in them. The LSTM engine reads
- * letters well (but the filler '<' as K or L), so its reading of the name line is compared letter by letter
- * with ours, position by position: where they differ, the LSTM letter is adopted when another reading of ours
- * (another preprocessing) has it at that position, otherwise the letter is unresolved. More than four
- * differences means the two texts are not aligned: no signal. */
+/** Check digits do not cover names or country codes, and the legacy engine confuses W/N/H/M in them. The LSTM
+ * engine reads letters well (but the filler '<' as K or L), so its reading of the name line is compared letter by
+ * letter with ours (engineLetters): where they differ, the LSTM letter is adopted when another reading of ours
+ * (another preprocessing) has it at that position, or when the pair is a known legacy confusion
+ * (LETTER_CONFUSIONS) and every reading in `moreEngines` (the LSTM engine on other preprocessings) has it too;
+ * otherwise the letter is unresolved. A run read with a letter more or less is unresolved as a whole; a run of
+ * which more than a third differs otherwise is not the same text: no signal. */
 export function checkNames(
   format: MrzFormat,
   lines: string[],
   secondEngine: string,
   others: string[][],
+  moreEngines: string[] = [],
 ): NameCheck {
+  const first = engineLetters(format, lines, secondEngine);
+  const more = moreEngines.map((t) => engineLetters(format, lines, t).letters);
+  const next = [...lines];
+  let adopted = 0;
+  // a run the engine read with a letter more or less is unresolved as a whole
+  let unresolved = first.indels;
+  for (const [key, letter] of first.letters) {
+    const [row, pos] = key.split(':').map(Number) as [number, number];
+    const ours = (next[row] ?? '')[pos] as string;
+    if (letter === ours) continue;
+    const byReading = others.some((o) => (o[row] ?? '')[pos] === letter);
+    // a known confusion of the legacy engine that the LSTM engine reads alike on another preprocessing too
+    const byEngines =
+      more.length > 0 &&
+      (LETTER_CONFUSIONS[ours] ?? []).includes(letter) &&
+      more.every((m) => m.get(key) === letter);
+    if (byReading || byEngines) {
+      const l = next[row] ?? '';
+      next[row] = l.slice(0, pos) + letter + l.slice(pos + 1);
+      adopted++;
+    } else {
+      unresolved++;
+    }
+  }
+  return { lines: next, compared: first.compared, adopted, unresolved };
+}
+
+/** The letters another engine's text has at the positions of the letters of our name field, issuing country and
+ * nationality (`row:pos` → letter): each run of our letters is located in the engine's best-matching line within
+ * ±3 positions (the LSTM engine may read a filler as two characters or none); a run of which more than a third
+ * differs is not the same text and gives no letters. */
+function engineLetters(
+  format: MrzFormat,
+  lines: string[],
+  text: string,
+): { letters: Map<string, string>; compared: boolean; indels: number } {
   // alphabetic segments checked: the name field, the issuing country and the nationality
   const segments: { row: number; from: number; to: number }[] =
     format === 'TD1'
@@ -565,18 +663,17 @@ export function checkNames(
           { row: 0, from: 2, to: LAYOUTS[format].length },
           { row: 1, from: 10, to: 13 },
         ];
-  const theirs = secondEngine
+  const theirs = text
     .split('\n')
     .map(cleanLine)
     .filter((l) => l.length >= 20);
-  const next = [...lines];
+  const letters = new Map<string, string>();
   let compared = false;
-  let adopted = 0;
-  let unresolved = 0;
+  let indels = 0;
   for (const seg of segments) {
-    const ours = next[seg.row] ?? '';
+    const ours = lines[seg.row] ?? '';
     const body = ours.slice(0, seg.to).replace(/<+$/, '');
-    // the second engine's line that matches ours best, position by position
+    // the engine's line that matches ours best, position by position
     let best: string | null = null;
     let bestSame = -1;
     for (const t of theirs) {
@@ -589,9 +686,6 @@ export function checkNames(
     }
     if (!best) continue;
     const theirLine = best;
-    // each run of letters of ours is located in their line within ±3 positions (the LSTM engine may read a
-    // filler as two characters or none), then compared letter by letter
-    let out = ours;
     const runs = /[A-Z]+/g;
     for (let m = runs.exec(body); m; m = runs.exec(body)) {
       const run = m[0];
@@ -609,23 +703,98 @@ export function checkNames(
           bestD = d;
         }
       }
-      // more than a third of the letters differ: not the same text, no signal for this run
-      if (bestMiss * 3 > run.length) continue;
+      if (bestMiss * 3 > run.length) {
+        // not the same letters position by position; the same text with a letter more or less (MRTIN read for
+        // MARTIN) is a disagreement, not an absence of signal
+        const window = theirLine.slice(Math.max(0, at - 3), at + run.length + 3);
+        if (substringDistance(run, window) * 3 <= run.length) {
+          compared = true;
+          indels++;
+        }
+        continue;
+      }
       compared = true;
       for (let i = 0; i < run.length; i++) {
         const pos = at + i;
         if (pos < seg.from) continue;
         const letter = theirLine[at + bestD + i];
-        if (letter === undefined || !/[A-Z]/.test(letter) || letter === run[i]) continue;
-        if (others.some((o) => (o[seg.row] ?? '')[pos] === letter)) {
-          out = out.slice(0, pos) + letter + out.slice(pos + 1);
-          adopted++;
-        } else {
-          unresolved++;
-        }
+        if (letter !== undefined && /[A-Z]/.test(letter)) letters.set(`${seg.row}:${pos}`, letter);
       }
     }
-    next[seg.row] = out;
   }
-  return { lines: next, compared, adopted, unresolved };
+  return { letters, compared, indels };
+}
+
+/** Edit distance between `p` and its best-matching substring of `t` (free start and end in `t`). */
+export function substringDistance(p: string, t: string): number {
+  let prev = new Array<number>(t.length + 1).fill(0);
+  for (let i = 1; i <= p.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= t.length; j++) {
+      cur[j] = Math.min(
+        (prev[j - 1] ?? 0) + (p[i - 1] === t[j - 1] ? 0 : 1),
+        (prev[j] ?? 0) + 1,
+        (cur[j - 1] ?? 0) + 1,
+      );
+    }
+    prev = cur;
+  }
+  return Math.min(...prev);
+}
+
+// ---- digits: a second engine ---------------------------------------------------------------------------
+
+/** The LSTM engine reads the filler '<' as K or L: a run of '<', K and L that holds a '<', or one of three or more
+ * that ends the line, is filler. */
+export function restoreFiller(line: string): string {
+  return line
+    .replace(/[<KL]{2,}/g, (run) => (run.includes('<') ? '<'.repeat(run.length) : run))
+    .replace(/[<KL]{3,}$/, (run) => '<'.repeat(run.length));
+}
+
+/** The positions check digits cover (their data and the digits themselves), per row. */
+function checkedPositions(layout: Layout): Set<string> {
+  const out = new Set<string>();
+  for (const c of layout.checks) {
+    for (const x of [...c.over, c.at]) for (let i = x.start; i < x.end; i++) out.add(`${x.line}:${i}`);
+  }
+  return out;
+}
+
+/** On some fonts the legacy engine reads digits as letters (0/O, 2/Z, 8/B) where the LSTM engine reads them right,
+ * while the LSTM engine reads fillers as K/L and is the names' cross-check (checkNames). A hybrid reading: the
+ * legacy candidate with every character that a check digit covers taken from the LSTM engine's best-aligned line,
+ * so the check digits, not either engine, decide; letters no check digit covers (names, country codes, sex) stay
+ * the legacy engine's. Null when the LSTM text has no line aligned with a row. */
+export function hybridCandidate(c: Candidate, secondEngine: string): Candidate | null {
+  const layout = LAYOUTS[c.format];
+  const theirs = secondEngine
+    .split('\n')
+    .map(cleanLine)
+    .filter((l) => l.length >= 20)
+    // every plausible start (a character read before the first, the line aligned on its dates)
+    .flatMap((l) => starts(l, layout.length, true))
+    .map(restoreFiller);
+  const covered = checkedPositions(layout);
+  const lines = [...c.lines];
+  const rows = [...new Set([...covered].map((k) => Number(k.split(':')[0])))];
+  for (const row of rows) {
+    const ours = c.lines[row] ?? '';
+    let best: string | null = null;
+    let bestSame = 0;
+    for (const t of theirs) {
+      let same = 0;
+      for (let i = 0; i < ours.length; i++) if (t[i] === ours[i]) same++;
+      if (same > bestSame) {
+        bestSame = same;
+        best = t;
+      }
+    }
+    // a third of the row at least must agree: otherwise the LSTM line is another row (or none)
+    if (!best || bestSame * 3 < layout.length) return null;
+    let out = '';
+    for (let i = 0; i < ours.length; i++) out += covered.has(`${row}:${i}`) ? (best[i] ?? '<') : ours[i];
+    lines[row] = out;
+  }
+  return { format: c.format, lines };
 }

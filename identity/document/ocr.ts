@@ -2,7 +2,7 @@
 // language data come from node_modules, nothing is downloaded or cached on disk.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
+import { type Block, createWorker, OEM, PSM, type Worker } from 'tesseract.js';
 
 const require = createRequire(import.meta.url);
 
@@ -22,6 +22,8 @@ export interface Ocr {
   layout(png: Buffer): Promise<OcrLine[]>;
   /** One block of MRZ text (PSM 6, MRZ characters only). */
   block(png: Buffer): Promise<string>;
+  /** The same, as text lines with boxes (to locate the MRZ band in a strip of the page). */
+  blockLines(png: Buffer): Promise<OcrLine[]>;
   /** The same with the LSTM engine: a second engine for the letters of names. */
   blockLstm(png: Buffer): Promise<string>;
   close(): Promise<void>;
@@ -87,16 +89,17 @@ export async function createOcr(): Promise<Ocr> {
     async layout(png) {
       await setMode(PSM.AUTO, '');
       const r = await guard(worker.recognize(png, {}, { text: false, blocks: true }));
-      const out: OcrLine[] = [];
-      for (const b of r.data.blocks ?? []) {
-        for (const p of b.paragraphs) for (const l of p.lines) out.push({ text: l.text, bbox: l.bbox });
-      }
-      return out;
+      return linesOf(r.data.blocks);
     },
     async block(png) {
       await setMode(PSM.SINGLE_BLOCK, MRZ_CHARS);
       const r = await guard(worker.recognize(png, {}, { text: true }));
       return r.data.text;
+    },
+    async blockLines(png) {
+      await setMode(PSM.SINGLE_BLOCK, MRZ_CHARS);
+      const r = await guard(worker.recognize(png, {}, { text: false, blocks: true }));
+      return linesOf(r.data.blocks);
     },
     async blockLstm(png) {
       const r = await guard(lstm.recognize(png, {}, { text: true }));
@@ -106,4 +109,12 @@ export async function createOcr(): Promise<Ocr> {
       await Promise.all([worker.terminate(), lstm.terminate()]);
     },
   };
+}
+
+function linesOf(blocks: Block[] | null): OcrLine[] {
+  const out: OcrLine[] = [];
+  for (const b of blocks ?? []) {
+    for (const p of b.paragraphs) for (const l of p.lines) out.push({ text: l.text, bbox: l.bbox });
+  }
+  return out;
 }

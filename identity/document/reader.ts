@@ -17,7 +17,15 @@ import {
   rotate,
   sauvola,
 } from './image.js';
-import { checkNames, findCandidates, LAYOUTS, type Parsed, parseLines, readCandidate } from './mrz-text.js';
+import {
+  checkNames,
+  findCandidates,
+  hybridCandidate,
+  LAYOUTS,
+  type Parsed,
+  parseLines,
+  readCandidate,
+} from './mrz-text.js';
 import { createOcr, type Ocr, type OcrLine } from './ocr.js';
 import { strictCheck } from './strict.js';
 import type { DocumentReader, DocumentReading, ImageQuality } from './types.js';
@@ -46,6 +54,8 @@ interface Reading extends Parsed {
   raw: string[];
   /** the LSTM engine's text of the same band (names cross-check), '' when no band was found */
   lstm: string;
+  /** the LSTM engine's text of the band binarised (Otsu), read only when its first reading left letters unresolved */
+  lstm2: string;
 }
 
 export async function createReader(options: ReaderOptions = {}): Promise<DocumentReader> {
@@ -150,29 +160,38 @@ async function readOrientation(
   binarised: boolean,
 ): Promise<Reading[]> {
   const img = normalize(await rotate(gray, rotation));
-  const scale = LAYOUT_WIDTH / img.width;
-  const layoutImg = await resize(img, LAYOUT_WIDTH, Math.max(1, img.height * scale));
-  let lines = await ocr.layout(await png(layoutImg));
-  // photographs with uneven light defeat tesseract's own global threshold: binarise locally and retry
-  if (binarised && !lines.some((l) => isMrzLike(l.text))) {
-    lines = await ocr.layout(await png(sauvola(layoutImg, 41, 0.2)));
-  }
   const readings: Reading[] = [];
   const add = (variant: string, text: string) => {
     for (const c of findCandidates(text)) {
       const parsed = readCandidate(c);
-      if (parsed) readings.push({ ...parsed, variant, rotation, raw: c.lines, lstm: '' });
+      if (parsed) readings.push({ ...parsed, variant, rotation, raw: c.lines, lstm: '', lstm2: '' });
     }
   };
-  add('layout', lines.map((l) => l.text).join('\n'));
-  const band = mrzBand(lines);
+  // first the bottom of the page, where passports, cards and visas print their MRZ, read as one block of MRZ
+  // characters: cheap, and not misled by guilloches and portraits, which can make a page layout pass take a
+  // minute and miss the MRZ altogether; the page layout pass only when the strip shows no MRZ
+  const strip = await stripLines(ocr, img);
+  let band = mrzBand(strip.lines);
+  if (band) {
+    add('strip', strip.lines.map((l) => l.text).join('\n'));
+    band = mapBand(band, strip.scale, strip.top);
+  } else {
+    const scale = LAYOUT_WIDTH / img.width;
+    const layoutImg = await resize(img, LAYOUT_WIDTH, Math.max(1, img.height * scale));
+    let lines = await ocr.layout(await png(layoutImg));
+    // photographs with uneven light defeat tesseract's own global threshold: binarise locally and retry
+    if (binarised && !lines.some((l) => isMrzLike(l.text))) {
+      lines = await ocr.layout(await png(sauvola(layoutImg, 41, 0.2)));
+    }
+    add('layout', lines.map((l) => l.text).join('\n'));
+    const found = mrzBand(lines);
+    band = found && mapBand(found, scale, 0);
+  }
   if (!band) return readings;
   // crop the band from the full-resolution rotated image and scale it so a text line is BAND_LINE_HEIGHT high
-  const x0 = band.x0 / scale;
-  const y0 = band.y0 / scale;
-  const bandImg = crop(img, x0, y0, (band.x1 - band.x0) / scale, (band.y1 - band.y0) / scale);
+  const bandImg = crop(img, band.x0, band.y0, band.x1 - band.x0, band.y1 - band.y0);
   // a text line BAND_LINE_HEIGHT high, the band at most 3,000 px wide (bounded work on odd layouts)
-  const k = Math.min(BAND_LINE_HEIGHT / (band.lineHeight / scale), 3000 / Math.max(1, bandImg.width));
+  const k = Math.min(BAND_LINE_HEIGHT / band.lineHeight, 3000 / Math.max(1, bandImg.width));
   const sized = await resize(bandImg, bandImg.width * k, bandImg.height * k);
   const variants: [string, Gray][] = [
     ['gray', sized],
@@ -184,7 +203,8 @@ async function readOrientation(
   // the LSTM engine's reading of the band: the second signal for names and country codes (see decide)
   const lstm = await ocr.blockLstm(await png(sized));
   for (const [name, v] of variants) {
-    add(name, await ocr.block(await png(v)));
+    const text = await ocr.block(await png(v));
+    add(name, text);
     // two preprocessings already agree on a valid reading whose letters the LSTM engine confirms: the
     // remaining preprocessings cannot change the outcome
     const top = agreeingValid(readings);
@@ -193,8 +213,56 @@ async function readOrientation(
       if (names.compared && names.unresolved === 0) break;
     }
   }
-  for (const r of readings) r.lstm = lstm;
+  // the LSTM engine reads digits that the legacy engine takes for letters on some fonts (0/O, 2/Z, 8/B): one more
+  // reading per legacy candidate (at most 8) with the characters check digits cover taken from its text
+  const seen = new Set<string>();
+  for (const r of [...readings]) {
+    const key = `${r.fields.format}|${r.raw.join('|')}`;
+    if (seen.has(key) || seen.size >= 8) continue;
+    seen.add(key);
+    const h = hybridCandidate({ format: r.fields.format, lines: r.raw }, lstm);
+    const parsed = h && readCandidate(h);
+    // the letters kept from a legacy candidate are only as good as that candidate: a hybrid counts when it passes
+    // the strict check too (one candidate's misaligned start or stray letters must not outvote the others)
+    if (h && parsed?.check_digits_valid && strictCheck(parsed.fields, parsed.lines).length === 0)
+      readings.push({ ...parsed, variant: 'lstm', rotation, raw: h.lines, lstm: '', lstm2: '' });
+  }
+  // a valid reading whose letters the LSTM engine reads otherwise: the LSTM engine reads the band once more, on
+  // another preprocessing, so that a known confusion of the legacy engine (W/N/H/M …) it reads alike twice can be
+  // resolved (checkNames)
+  let lstm2 = '';
+  const unresolved = readings.some(
+    (r) => r.check_digits_valid && checkNames(r.fields.format, r.lines, lstm, []).unresolved > 0,
+  );
+  if (unresolved) lstm2 = await ocr.blockLstm(await png(otsu(sized)));
+  for (const r of readings) {
+    r.lstm = lstm;
+    r.lstm2 = lstm2;
+  }
   return readings;
+}
+
+/** Fraction of the page, from its bottom edge, read as the MRZ strip. */
+const STRIP_FRACTION = 0.5;
+
+/** The bottom of the page scaled to LAYOUT_WIDTH, read as one block of MRZ characters with line boxes. */
+async function stripLines(ocr: Ocr, img: Gray): Promise<{ lines: OcrLine[]; scale: number; top: number }> {
+  const top = Math.floor(img.height * (1 - STRIP_FRACTION));
+  const strip = crop(img, 0, top, img.width, img.height - top);
+  const scale = LAYOUT_WIDTH / strip.width;
+  const sized = await resize(strip, LAYOUT_WIDTH, Math.max(1, strip.height * scale));
+  return { lines: await ocr.blockLines(await png(sized)), scale, top };
+}
+
+/** A band found on a copy scaled by `scale` (whose row 0 is the image's row `top`), in the image's pixels. */
+function mapBand(b: Band, scale: number, top: number): Band {
+  return {
+    x0: b.x0 / scale,
+    y0: b.y0 / scale + top,
+    x1: b.x1 / scale,
+    y1: b.y1 / scale + top,
+    lineHeight: b.lineHeight / scale,
+  };
 }
 
 /** The valid reading that the most distinct preprocessings gave, and how many. */
@@ -273,8 +341,28 @@ function better(a: Reading, b: Reading): boolean {
   return false;
 }
 
-function decide(readings: Reading[], q: ImageQuality, started: number): DocumentReading {
+/** Readings of the same band and format as `r` from other preprocessings: the support for an LSTM letter. */
+function othersOf(r: Reading, readings: Reading[]): string[][] {
+  return readings
+    .filter(
+      (o) => o.variant !== r.variant && o.rotation === r.rotation && o.fields.format === r.fields.format,
+    )
+    .map((o) => o.lines);
+}
+
+/** A valid reading with the letters the engines resolve resolved (checkNames): readings that differ only in
+ * letters the legacy engine confuses are then the same reading, not a disagreement. */
+function resolveNames(r: Reading, readings: Reading[]): Reading {
+  if (!r.check_digits_valid || !r.lstm) return r;
+  const names = checkNames(r.fields.format, r.lines, r.lstm, othersOf(r, readings), r.lstm2 ? [r.lstm2] : []);
+  if (!names.adopted) return r;
+  const reparsed = parseLines(r.fields.format, names.lines, r.changes + names.adopted);
+  return reparsed?.check_digits_valid ? { ...r, ...reparsed } : r;
+}
+
+function decide(input: Reading[], q: ImageQuality, started: number): DocumentReading {
   const took = () => Math.round(performance.now() - started);
+  const readings = input.map((r) => resolveNames(r, input));
   if (readings.length === 0) {
     return {
       mrz: null,
@@ -320,15 +408,14 @@ function decide(readings: Reading[], q: ImageQuality, started: number): Document
   // names: check digits do not cover them; a second engine (LSTM) must agree letter by letter
   let namesUnresolved = false;
   if (best.check_digits_valid && best.lstm) {
-    const others = readings
-      .filter(
-        (r) =>
-          r.variant !== best.variant &&
-          r.rotation === best.rotation &&
-          r.fields.format === best.fields.format,
-      )
-      .map((r) => r.lines);
-    const names = checkNames(best.fields.format, best.lines, best.lstm, others);
+    const others = othersOf(best, input);
+    const names = checkNames(
+      best.fields.format,
+      best.lines,
+      best.lstm,
+      others,
+      best.lstm2 ? [best.lstm2] : [],
+    );
     if (names.adopted) {
       const reparsed = parseLines(best.fields.format, names.lines, best.changes + names.adopted);
       if (reparsed?.check_digits_valid) best = { ...best, ...reparsed };

@@ -17,6 +17,8 @@ import {
   checkNames,
   findCandidates,
   fitLength,
+  hybridCandidate,
+  icaoRepair,
   mrzDate,
   parseLines,
   readCandidate,
@@ -86,12 +88,48 @@ describe('MRZ text: check digits, repair, parsing', () => {
     expect(r?.changes).toBe(4);
   });
 
-  it('repairs an O read for 0 in an alphanumeric document number only when the check digit says so', () => {
-    // D23145890 read as D2314589O: the check digit (7) fits only the digit
+  it('reads O and Q in a document number as 0 (issuers avoid them); never reads one back', () => {
     const read = ['I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<', 'D2314589O7UTO7408122F1204159<<<<<<<6'];
     const r = readCandidate({ format: 'TD2', lines: read });
     expect(r?.fields.document_number).toBe('D23145890');
     expect(r?.check_digits_valid).toBe(true);
+  });
+
+  it('repairs a country code to the one ICAO code a letter confusion away, and only then', () => {
+    expect(icaoRepair('THN')).toBe('TWN');
+    expect(icaoRepair('HAC')).toBe('MAC');
+    expect(icaoRepair('UTO')).toBe('UTO');
+    expect(icaoRepair('D<<')).toBe('D<<');
+    // BDR is no ICAO code and no single confusion makes one: left for the strict check to refuse
+    expect(icaoRepair('BDR')).toBe('BDR');
+    const r = readCandidate({
+      format: 'TD3',
+      lines: ['P<THNLIN<<MEI<HUA<<<<<<<<<<<<<<<<<<<<<<<<<<<', '0000000000THN7601015F1404018A234567893<<<<18'],
+    });
+    expect(r?.fields).toMatchObject({ issuing_country: 'TWN', nationality: 'TWN' });
+  });
+
+  it("takes the digits from the LSTM engine where the legacy engine read letters, keeping the legacy engine's names", () => {
+    // 79_pass-hun: the legacy engine reads BD0002028 as BDODOZOZB, the LSTM engine the digits right, its fillers as L
+    const legacy = [
+      'P<HUNHANDRA<<R02ALIA<1RMA<<<<<<<<<<<<<<<<<<<',
+      'BDODOZOZBZHUN7802225F2203012<<<<<<<<<<<<<<O6',
+    ];
+    const lstm =
+      'P<HUNHANDRAK<ROZALIAKIRMAKKKLLLLLLLLLLLLLLLL\nBDD0020282HUN7802225F2203012<<<<<<<<<LL<L<06\n';
+    expect(readCandidate({ format: 'TD3', lines: legacy })?.check_digits_valid).toBe(false);
+    const h = hybridCandidate({ format: 'TD3', lines: legacy }, lstm);
+    const r = h && readCandidate(h);
+    expect(r?.check_digits_valid).toBe(true);
+    expect(r?.fields).toMatchObject({
+      document_number: 'BD0002028',
+      surname: 'HANDRA',
+      given_names: 'ROZALIA IRMA',
+      nationality: 'HUN',
+      sex: 'F',
+    });
+    // an LSTM text that is another row altogether gives no hybrid
+    expect(hybridCandidate({ format: 'TD3', lines: legacy }, 'XQXQXQXQXQXQXQXQXQXQXQXQ\n')).toBeNull();
   });
 
   it('fits lines with a missing or extra filler to the format length', () => {
@@ -268,6 +306,29 @@ describe('names: a second engine (LSTM) must agree letter by letter', () => {
     const r = checkNames('TD3', td3, lstm, [td3]);
     expect(r).toMatchObject({ compared: true, adopted: 0, unresolved: 1 });
     expect(r.lines).toEqual(td3);
+  });
+
+  it('adopts a known legacy confusion (N for W) that a second LSTM reading of another preprocessing confirms', () => {
+    const r = checkNames('TD3', td3, lstm, [td3], [lstm]);
+    expect(r).toMatchObject({ compared: true, adopted: 1, unresolved: 0 });
+    expect(r.lines[0]).toBe('P<POLKOWALSKA<KWIATKOWSKA<<JOANNA<<<<<<<<<<<');
+    // the second reading disagrees: unresolved
+    const other = lstm.replace('KOWALSKA', 'KONALSKA');
+    expect(checkNames('TD3', td3, lstm, [td3], [other])).toMatchObject({ adopted: 0, unresolved: 1 });
+    // not a known confusion (N read for X): both LSTM readings agreeing is not enough
+    const x = lstm.replace('KOWALSKA', 'KOXALSKA');
+    expect(checkNames('TD3', td3, x, [td3], [x])).toMatchObject({ adopted: 0, unresolved: 1 });
+  });
+
+  it('a name the LSTM engine reads with a letter more (MARTIN, ours MRTIN) is unresolved, not unchecked', () => {
+    // 79_pass-can: every check digit valid, the surname read without its A by the legacy engine
+    const can = [
+      'P<CANMRTIN<<SARAH<<<<<<<<<<<<<<<<<<<<<<<<<<<',
+      'ZE000509<9CAN8501019F2301147<<<<<<<<<<<<<<08',
+    ];
+    const r = checkNames('TD3', can, 'PCEANMARTINCCSARAH<CCC<CLLLLLLLLLLLLLLLLLLLLL\n', [can]);
+    expect(r.compared).toBe(true);
+    expect(r.unresolved).toBeGreaterThan(0);
   });
 
   it('gives no signal when the texts cannot be aligned', () => {
