@@ -83,6 +83,7 @@ describe('job log lines', () => {
     const deliveryId = (delivery as { id: string }).id;
     expect(received).toBeGreaterThanOrEqual(3);
     // the flow job was done before its event was relayed
+    // (a loaded machine may redeliver it once, so the attempt number is not asserted; its last line is the success)
     const flowJob = lines().filter((l) => l.kind === 'flow_process' && l.msg === 'job done');
     expect(flowJob).toEqual([
       expect.objectContaining({
@@ -91,7 +92,7 @@ describe('job log lines', () => {
         flow_id: flowId,
         tenant_id: acme.id,
         request_id: 'jlog-process',
-        attempt: 1,
+        attempt: expect.any(Number),
         job_id: expect.any(String),
         took_ms: expect.any(Number),
       }),

@@ -97,8 +97,7 @@ describe('readSource', () => {
 });
 
 describe.skipIf(!hasSharedData)('all real lists', () => {
-  it('parse into well-formed, unique entities within a few seconds', async () => {
-    const t0 = Date.now();
+  it('parse into well-formed, unique entities', async () => {
     let total = 0;
     const problems: string[] = [];
     for (const [format, p] of REAL) {
@@ -112,7 +111,5 @@ describe.skipIf(!hasSharedData)('all real lists', () => {
     }
     expect(problems).toEqual([]);
     expect(total).toBe(15_443 + 8976 + 442 + 1003 + 14_048 + 6046 + 596 + 1317 + 547);
-    // Generous bound for slow CI machines; locally about 3 s including the shape checks.
-    expect(Date.now() - t0).toBeLessThan(20_000);
   });
 });
