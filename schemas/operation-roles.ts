@@ -67,6 +67,7 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   // operators and sessions
   createOperator: 'admin',
   listOperators: 'admin',
+  listOperatorNames: 'analyst',
   updateOperator: 'admin',
   getCurrentSession: 'analyst',
   deleteSession: 'analyst',

@@ -57,6 +57,17 @@ export const OperatorOut = Type.Object(
 );
 export type OperatorOut = Static<typeof OperatorOut>;
 
+/** Who is who, for every role: names instead of ids wherever the dashboard shows an operator (no e-mails). */
+export const OperatorNameOut = Type.Object(
+  { id: Uuid, name: Type.String(), role: OperatorRole, disabled: Type.Boolean() },
+  { title: 'OperatorName' },
+);
+export type OperatorNameOut = Static<typeof OperatorNameOut>;
+export const OperatorNameListOut = Type.Object(
+  { items: Type.Array(OperatorNameOut) },
+  { title: 'OperatorNameListOut' },
+);
+
 export const OperatorListQuery = Type.Object(
   { role: Type.Optional(OperatorRole), limit: Type.Optional(Limit), after: Type.Optional(Cursor) },
   { additionalProperties: false },

@@ -3,6 +3,7 @@ import {
   OperatorCreateIn,
   OperatorListOut,
   OperatorListQuery,
+  OperatorNameListOut,
   OperatorOut,
   OperatorParams,
   OperatorPatchIn,
@@ -10,7 +11,7 @@ import {
 import { requireAdminAuthority, tenantOf } from '../auth/authorize.js';
 import type { Sql } from '../db/sql.js';
 import { route } from '../http/router.js';
-import { createOperator, listOperators, updateOperator } from './operator-service.js';
+import { createOperator, listOperatorNames, listOperators, updateOperator } from './operator-service.js';
 
 const E403 = { description: 'Needs admin authority', schema: ErrorEnvelope };
 
@@ -51,6 +52,20 @@ export function operatorRoutes(sql: Sql) {
         requireAdminAuthority(principal);
         return { status: 200, body: await listOperators(sql, tenantOf(principal).tenant_id, query) };
       },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/operator_names',
+      operationId: 'listOperatorNames',
+      summary:
+        "Every operator's id, name and role (any role: the dashboard shows names instead of ids; no e-mails)",
+      tag: 'operators',
+      auth: 'secret',
+      responses: { 200: { description: 'The operators of this tenant', schema: OperatorNameListOut } },
+      handler: async ({ principal }) => ({
+        status: 200,
+        body: { items: await listOperatorNames(sql, tenantOf(principal).tenant_id) },
+      }),
     }),
     route({
       method: 'PATCH',

@@ -81,6 +81,12 @@ export async function listOperators(
   return { items: p.rows.map(operatorOut), next_cursor: p.next_cursor };
 }
 
+/** Id, name and role of every operator of a tenant, by name (a tenant has tens of operators, not thousands). */
+export async function listOperatorNames(sql: Sql, tenantId: string) {
+  return sql<{ id: string; name: string; role: OperatorRole; disabled: boolean }[]>`
+    select id, name, role, disabled_at is not null as disabled from operators where tenant_id = ${tenantId} order by name, id`;
+}
+
 /** Changes an operator (admin authority). Disabling or a new password revokes every open session of the operator in
  * the same transaction; an admin cannot disable or demote themselves (the tenant would risk losing its last admin). */
 export async function updateOperator(

@@ -194,10 +194,13 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     await row.getByRole('link').click();
     await page.getByRole('heading', { name: 'Pending four-eyes approval' }).waitFor();
     await page.getByText('Different date of birth and nationality').waitFor();
+    // people by name, not by id (GET /v1/operator_names works for every role)
+    await expect.poll(() => page.locator('section.proposal').textContent()).toContain('Ana Analyst proposed');
     await shot('04-alert-pending-approval', true);
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('Approved: the alert is closed').waitFor();
     await page.locator('.page-header .badge-closed_false_positive').waitFor();
+    await page.getByText('by Ana Analyst · approved by Sam Supervisor (you)').waitFor();
 
     const alert = await call<Json>(t.url, 'GET', `/v1/alerts/${alertId}`, { token: tenant.secret_key });
     expect(alert.body.state).toBe('closed_false_positive');

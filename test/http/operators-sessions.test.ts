@@ -88,6 +88,20 @@ describe('operators and sessions', () => {
     expect(rows.length).toBe(0);
   });
 
+  it('tells every role who is who: names and roles of its own tenant, no e-mails', async () => {
+    const r = await asOperator('analyst', 'GET', '/v1/operator_names');
+    expect(r.status).toBe(200);
+    const items = (r.body as { items: Record<string, unknown>[] }).items;
+    expect(items.map((o) => [o.name, o.role]).sort()).toEqual([
+      ['admin person', 'admin'],
+      ['analyst person', 'analyst'],
+      ['supervisor person', 'supervisor'],
+    ]);
+    for (const o of items) expect(Object.keys(o).sort()).toEqual(['disabled', 'id', 'name', 'role']);
+    const other = await call(t.url, 'GET', '/v1/operator_names', { token: globex.secret_key });
+    expect(other.body).toEqual({ items: [] });
+  });
+
   it('refuses wrong passwords, unknown e-mails and the wrong tenant alike (401)', async () => {
     expect((await login(acme.id, 'admin@acme.test', 'wrong password!')).status).toBe(401);
     expect((await login(acme.id, 'nobody@acme.test')).status).toBe(401);
@@ -179,6 +193,7 @@ describe('role × endpoint table', () => {
   // [operationId, method, path, body, lowest role allowed]
   const table: [string, string, () => string, unknown, Role][] = [
     ['listApplicants', 'GET', () => '/v1/applicants', undefined, 'analyst'],
+    ['listOperatorNames', 'GET', () => '/v1/operator_names', undefined, 'analyst'],
     ['getApplicant', 'GET', () => `/v1/applicants/${applicantId}`, undefined, 'analyst'],
     [
       'updateApplicant (name)',

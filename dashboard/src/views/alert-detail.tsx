@@ -12,6 +12,7 @@ import {
   rejectAlert,
 } from '../api';
 import { fmtScore, fmtTime, humanize, shortId } from '../format';
+import { personName, useDirectory } from '../people';
 import { href } from '../router';
 import {
   Badge,
@@ -48,16 +49,11 @@ async function loadRelated(a: Alert): Promise<Related> {
   return { check, applicant };
 }
 
-const who = (id: string | null | undefined, me: { id: string; name: string }) =>
-  !id
-    ? '—'
-    : id === me.id || id === `operator:${me.id}`
-      ? `${me.name} (you)`
-      : shortId(id.replace(/^operator:/, ''));
-
 export function AlertDetail({ id }: { id: string }) {
   const session = useSession();
   const me = session.operator;
+  const dir = useDirectory(session);
+  const who = (ref: string | null | undefined) => personName(ref, dir, me);
   const alert = useAsync(() => getAlert(id), [id]);
   const related = useAsync(
     () =>
@@ -173,7 +169,7 @@ export function AlertDetail({ id }: { id: string }) {
           <h2 id="h-work">Work this alert</h2>
           <Facts
             rows={[
-              ['Assignee', a.assignee?.name ?? who(a.assigned_to, me)],
+              ['Assignee', a.assignee?.name ?? who(a.assigned_to)],
               ['SLA due', fmtTime(a.queue_sla_at)],
             ]}
           />
@@ -206,8 +202,7 @@ export function AlertDetail({ id }: { id: string }) {
             <section class="proposal" aria-labelledby="h-proposal">
               <h3 id="h-proposal">Pending four-eyes approval</h3>
               <p>
-                <strong>{who(a.disposed_by, me)}</strong> proposed{' '}
-                <Badge value={a.disposition ?? 'unknown'} />{' '}
+                <strong>{who(a.disposed_by)}</strong> proposed <Badge value={a.disposition ?? 'unknown'} />{' '}
                 {a.proposed_at && <span class="muted">on {fmtTime(a.proposed_at)}</span>}
               </p>
               <blockquote class="reason">{a.disposition_reason ?? '—'}</blockquote>
@@ -312,8 +307,8 @@ export function AlertDetail({ id }: { id: string }) {
           )}
           {closed && (
             <p>
-              Closed as <Badge value={a.disposition ?? a.state} /> by {who(a.disposed_by, me)}
-              {a.reviewed_by ? ` · approved by ${who(a.reviewed_by, me)}` : ''}.
+              Closed as <Badge value={a.disposition ?? a.state} /> by {who(a.disposed_by)}
+              {a.reviewed_by ? ` · approved by ${who(a.reviewed_by)}` : ''}.
             </p>
           )}
           <ErrorBox error={actionError} title="The action was refused" />
@@ -332,13 +327,12 @@ export function AlertDetail({ id }: { id: string }) {
             )}
             {a.proposed_at && (
               <li>
-                <time>{fmtTime(a.proposed_at)}</time> {who(a.disposed_by, me)} proposed{' '}
-                {humanize(a.disposition)}
+                <time>{fmtTime(a.proposed_at)}</time> {who(a.disposed_by)} proposed {humanize(a.disposition)}
               </li>
             )}
             {a.reviewed_at && (
               <li>
-                <time>{fmtTime(a.reviewed_at)}</time> {who(a.reviewed_by, me)} reviewed
+                <time>{fmtTime(a.reviewed_at)}</time> {who(a.reviewed_by)} reviewed
                 {a.review_reason ? `: “${a.review_reason}”` : ''}
               </li>
             )}
@@ -349,7 +343,7 @@ export function AlertDetail({ id }: { id: string }) {
             )}
             {(a.history ?? []).map((h) => (
               <li key={`${h.at}-${h.action}`}>
-                <time>{fmtTime(h.at)}</time> {humanize(h.action)} {h.actor ? `by ${who(h.actor, me)}` : ''}
+                <time>{fmtTime(h.at)}</time> {humanize(h.action)} {h.actor ? `by ${who(h.actor)}` : ''}
                 {h.reason ? `: “${h.reason}”` : ''}
               </li>
             ))}

@@ -1,13 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { type Alert, assignAlert, listAlerts, listOperators } from '../api';
+import { type Alert, assignAlert, listAlerts } from '../api';
 import { fmtRelative, fmtScore, fmtTime } from '../format';
+import { personName, useDirectory } from '../people';
 import { href, navigate } from '../router';
 import {
   Badge,
   Empty,
   ErrorBox,
   errorText,
-  hasRole,
   Loading,
   Notice,
   PageHeader,
@@ -45,7 +45,6 @@ function isTyping(t: EventTarget | null): boolean {
 
 export function AlertQueue() {
   const session = useSession();
-  const isAdmin = hasRole(session, 'admin');
   const [state, setState] = useState('open_like');
   const [assignee, setAssignee] = useState('');
   const [sla, setSla] = useState('any');
@@ -71,10 +70,8 @@ export function AlertQueue() {
     };
   }, [state, assignee, sla, cursor]);
   const list = useAsync(() => listAlerts(query), [query]);
-  const operators = useAsync(
-    () => (isAdmin ? listOperators().then((p) => p.items) : Promise.resolve([])),
-    [isAdmin],
-  );
+  const dir = useDirectory(session);
+  const people = [...dir.values()].filter((o) => !o.disabled && o.id !== session.operator.id);
 
   // "Open work" hides closed alerts client-side (the API filters one state at a time)
   const items = useMemo(
@@ -176,7 +173,7 @@ export function AlertQueue() {
             <option value="">Anyone</option>
             <option value="me">Me</option>
             <option value="none">Unassigned</option>
-            {(operators.data ?? []).map((o) => (
+            {people.map((o) => (
               <option key={o.id} value={o.id}>
                 {o.name} ({o.role})
               </option>
@@ -214,7 +211,7 @@ export function AlertQueue() {
           >
             <option value="me">Assign to me</option>
             <option value="none">Unassign</option>
-            {(operators.data ?? []).map((o) => (
+            {people.map((o) => (
               <option key={o.id} value={o.id}>
                 Assign to {o.name}
               </option>
@@ -292,7 +289,11 @@ export function AlertQueue() {
                     <td class="num">{fmtScore(ev.score)}</td>
                     <td>
                       {a.assignee?.name ??
-                        (a.assigned_to ? a.assigned_to.slice(0, 8) : <span class="muted">—</span>)}
+                        (a.assigned_to ? (
+                          personName(a.assigned_to, dir, session.operator)
+                        ) : (
+                          <span class="muted">—</span>
+                        ))}
                     </td>
                     <td class={slaClass(a)} title={fmtTime(a.queue_sla_at)}>
                       {isClosed(a.state) ? '—' : fmtRelative(a.queue_sla_at)}

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { FlowDecision, FlowStatus } from '../../../schemas/flows.js';
 import { type CheckOut, decideFlow, type FlowOut, getFlow, listAlerts, listFlows, rerunAml } from '../api';
 import { fmtTime, humanize, shortId } from '../format';
+import { personName, useDirectory } from '../people';
 import { href } from '../router';
 import {
   Badge,
@@ -168,6 +169,7 @@ function CheckRow({ c }: { c: CheckOut }) {
 
 export function FlowDetail({ id }: { id: string }) {
   const session = useSession();
+  const dir = useDirectory(session);
   const flow = useAsync(() => getFlow(id), [id]);
   const alerts = useAsync(() => listAlerts({ flow_id: id, limit: 50 }).catch(() => undefined), [id]);
   const [decision, setDecision] = useState<FlowDecision>('AUTO_APPROVED');
@@ -258,7 +260,7 @@ export function FlowDetail({ id }: { id: string }) {
               [
                 'Reviewed by',
                 f.reviewed_by
-                  ? `${shortId(f.reviewed_by.replace(/^operator:/, ''))} · ${fmtTime(f.reviewed_at)}`
+                  ? `${personName(f.reviewed_by, dir, session.operator)} · ${fmtTime(f.reviewed_at)}`
                   : '—',
               ],
               ['Created', fmtTime(f.created_at)],
