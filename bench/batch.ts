@@ -88,6 +88,9 @@ async function main() {
     const body = JSON.stringify({ records, datasets: DATASETS });
     const artifact = indexArtifact(server.env.LOCAL_S3_DIR as string, version.id);
     const aloneBefore = matcherAlone(artifact, people);
+    // the baseline blocked this event loop: let it see the keep-alive sockets the server closed meanwhile, or the
+    // next fetch picks a dead one ("fetch failed")
+    await new Promise((r) => setTimeout(r, 200));
     const busyBefore = await metric(server.url, 'matcher_busy_seconds_total');
     const load0 = loadavg()[0] ?? 0;
     const probe = await costProbe(server.pid, server.env.DATABASE_URL as string);
