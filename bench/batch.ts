@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { deserializeIndex, openIndex, resolvePolicy, type ScreenSubject } from '../matcher/index.js';
-import { costProbe } from './costs.js';
+import { CostProbe, costTable } from './cost.js';
 import {
   createBenchTenant,
   loadAllLists,
@@ -93,27 +93,40 @@ async function main() {
     await new Promise((r) => setTimeout(r, 200));
     const busyBefore = await metric(server.url, 'matcher_busy_seconds_total');
     const load0 = loadavg()[0] ?? 0;
-    const probe = await costProbe(server.pid, server.env.DATABASE_URL as string);
-    const t0 = performance.now();
-    const res = await fetch(`${server.url}/v1/check_batches`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body,
-    });
-    if (res.status !== 202) throw new Error(`batch refused: ${res.status} ${await res.text()}`);
-    const accepted_ms = performance.now() - t0;
-    const { id } = (await res.json()) as { id: string };
-    let b: { status: string; completed_count: number; error_count: number; subject_count: number };
-    for (;;) {
-      b = (await (
-        await fetch(`${server.url}/v1/check_batches/${id}`, { headers: { authorization: `Bearer ${key}` } })
-      ).json()) as typeof b;
-      if (b.status === 'completed' || b.status === 'failed') break;
-      await probe.sample();
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    const wall_s = (performance.now() - t0) / 1000;
-    const costs = await probe.stop();
+    const probe = new CostProbe(server.procs, server.env.DATABASE_URL as string);
+    let accepted_ms = 0;
+    const { result: b, cost } = await probe.phase(
+      'batch record',
+      async () => {
+        const t0 = performance.now();
+        const res = await fetch(`${server.url}/v1/check_batches`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body,
+        });
+        if (res.status !== 202) throw new Error(`batch refused: ${res.status} ${await res.text()}`);
+        accepted_ms = performance.now() - t0;
+        const { id } = (await res.json()) as { id: string };
+        for (;;) {
+          const got = (await (
+            await fetch(`${server.url}/v1/check_batches/${id}`, {
+              headers: { authorization: `Bearer ${key}` },
+            })
+          ).json()) as {
+            status: string;
+            completed_count: number;
+            error_count: number;
+            subject_count: number;
+          };
+          if (got.status === 'completed' || got.status === 'failed')
+            return { ...got, wall_s: (performance.now() - t0) / 1000 };
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      },
+      (r) => r.subject_count,
+    );
+    await probe.close();
+    const wall_s = b.wall_s;
     const load1 = loadavg()[0] ?? 0;
     const busy_s = (await metric(server.url, 'matcher_busy_seconds_total')) - busyBefore;
     const aloneAfter = matcherAlone(artifact, people);
@@ -122,35 +135,22 @@ async function main() {
     const aloneCpuMs = (aloneBefore.cpu_ms + aloneAfter.cpu_ms) / 2;
     const rate = b.subject_count / wall_s;
     const ideal = perCore * threads;
-    const cpuMs = ((costs.main_cpu_s + costs.other_threads_cpu_s + costs.pg_cpu_s) * 1000) / b.subject_count;
-    const n = b.subject_count;
-    const perRecordMs = (s: number) => fmt((s * 1000) / n, 3);
-    const tables = Object.entries(costs.tables)
-      .sort((a, b) => b[1] - a[1])
-      .map(([t, r]) => `${t} ${fmt(r / n, 2)}`)
-      .join(', ');
+    // server process + Postgres backends, CPU ms per record (bench/cost.ts)
+    const cpuMs = (cost.cpu_ms['all process'] ?? 0) + (cost.cpu_ms['postgres backends'] ?? 0);
     process.stdout.write(
       `\n${new Date().toISOString()} — ${machine()}, load average ${fmt(load0, 2)} → ${fmt(load1, 2)}\n` +
         `dataset: ${version.entities} entities, all 8 real lists; body ${(body.length / 2 ** 20).toFixed(1)} MiB\n` +
-        `records ${n}: ${b.status}, completed ${b.completed_count}, errors ${b.error_count}\n` +
+        `records ${b.subject_count}: ${b.status}, completed ${b.completed_count}, errors ${b.error_count}\n` +
         `accepted (202) after ${fmt(accepted_ms / 1000)} s; end to end ${fmt(wall_s)} s (target for 100,000: ≤ 20 s)\n` +
         `throughput ${fmt(rate, 0)} records/s; matcher alone on the same records and index (before/after the ` +
         `batch: ${fmt(aloneBefore.per_s, 0)}/${fmt(aloneAfter.per_s, 0)}): ${fmt(perCore, 0)} records/s per core × ` +
         `${threads} threads = ${fmt(ideal, 0)} records/s → ratio ${fmt(rate / ideal, 2)}\n` +
         `CPU per record, server + Postgres: ${fmt(cpuMs, 3)} ms; matcher alone ${fmt(aloneCpuMs, 3)} ms → ratio ` +
-        `${fmt(cpuMs / aloneCpuMs, 2)} (on ${threads} cores the CPU alone bounds a batch of ${RECORDS.toLocaleString('en-US')} at ` +
-        `${fmt((cpuMs * RECORDS) / 1000 / threads)} s)\n` +
+        `${fmt(cpuMs / aloneCpuMs, 2)} (on ${threads} cores that CPU alone takes ` +
+        `${fmt((cpuMs * b.subject_count) / 1000 / threads)} s for this batch)\n` +
         `matcher utilisation ${fmt((busy_s / (wall_s * threads)) * 100, 0)} % of ${threads} threads ` +
-        `(time matcher threads spent screening ÷ wall × threads; target ≥ 70 %)\n` +
-        `CPU per record: server main thread ${perRecordMs(costs.main_cpu_s)} ms, server other threads ` +
-        `(matcher, libuv, GC) ${perRecordMs(costs.other_threads_cpu_s)} ms, Postgres backends ` +
-        `${perRecordMs(costs.pg_cpu_s)} ms (busy screening ${perRecordMs(busy_s)} ms)\n` +
-        `CPU over the run: main ${fmt((costs.main_cpu_s / wall_s) * 100, 0)} %, other threads ` +
-        `${fmt((costs.other_threads_cpu_s / wall_s) * 100, 0)} %, Postgres ${fmt((costs.pg_cpu_s / wall_s) * 100, 0)} % ` +
-        `of one core\n` +
-        `written per record: ${fmt(costs.wal_bytes / n, 0)} WAL bytes (cluster-wide), ` +
-        `${fmt(costs.db_bytes / n, 0)} bytes of database growth, ${fmt(costs.rows / n, 2)} rows (${tables}), ` +
-        `${fmt(costs.index_entries / n, 1)} index entries\n`,
+        `(time matcher threads spent screening ÷ wall × threads; target ≥ 70 %)\n\n` +
+        `${costTable([cost])}\n`,
     );
   } finally {
     await server.stop();

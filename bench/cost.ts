@@ -11,17 +11,21 @@ const PG_WALDUMP = ['/usr/lib/postgresql/15/bin/pg_waldump', '/usr/lib/postgresq
   (p) => existsSync(p),
 );
 
-/** WAL written for one database between two LSNs, read from the WAL itself (pg_waldump): every record that touches
- * one of its relations, and the records (commits) of the transactions that did. The cluster is shared with other
- * work, so its LSN delta alone overstates our share. Bytes by relfilenode, with `commit` for the rest. */
-async function walOfDatabase(
-  dir: string,
-  dbOid: number,
-  start: string,
-  end: string,
-): Promise<Map<string, number> | undefined> {
-  if (!PG_WALDUMP || start === end) return PG_WALDUMP ? new Map() : undefined;
-  const child = spawn(PG_WALDUMP, ['-p', dir, '-s', start, '-e', end], {
+const lsnValue = (lsn: string): bigint => {
+  const [hi, lo] = lsn.split('/');
+  return (BigInt(`0x${hi ?? '0'}`) << 32n) + BigInt(`0x${lo ?? '0'}`);
+};
+
+/** WAL written for one database from an LSN on, read from the WAL itself (pg_waldump --follow, started with the
+ * phase so that segments recycled by a checkpoint during a long phase, such as a batch, are read before they go):
+ * every record that touches one of its relations, and the records (commits) of the transactions that did. The
+ * cluster is shared with other work, so its LSN delta alone overstates our share. `stop(end)` gives bytes by
+ * relfilenode, with `commit` for the rest, or undefined when nothing could be read (reported as unknown, not 0). */
+function walOfDatabase(dir: string, dbOid: number, start: string, segmentStart: string) {
+  if (!PG_WALDUMP) return undefined;
+  // from the start of the segment: pg_waldump finds no record at the current write position (not yet written)
+  const from = lsnValue(start);
+  const child = spawn(PG_WALDUMP, ['-p', dir, '-s', segmentStart, '--follow'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const ours = new RegExp(`rel \\d+/${dbOid}/(\\d+)`);
@@ -30,28 +34,46 @@ async function walOfDatabase(
   const otherByTx = new Map<string, number>();
   let records = 0;
   let withoutFpi = 0;
-  const exited = new Promise<number | null>((r) => child.once('exit', r));
-  for await (const line of createInterface({ input: child.stdout })) {
-    const m = /len \(rec\/tot\):\s*(\d+)\/\s*(\d+), tx:\s*(\d+)/.exec(line);
-    if (!m) continue;
-    const rec = Number(m[1]);
-    const len = Number(m[2]);
-    const tx = m[3] as string;
-    const rel = ours.exec(line);
-    if (rel) {
-      records++;
-      withoutFpi += rec;
-      byRel.set(rel[1] as string, (byRel.get(rel[1] as string) ?? 0) + len);
-      if (tx !== '0') txOfOurs.add(tx);
-    } else if (tx !== '0') otherByTx.set(tx, (otherByTx.get(tx) ?? 0) + len);
-  }
-  // a range pg_waldump could not read (segment already recycled) is reported as unknown, not as zero
-  if ((await exited) !== 0 && !records) return undefined;
-  let rest = 0;
-  for (const tx of txOfOurs) rest += otherByTx.get(tx) ?? 0;
-  byRel.set('commit', rest);
-  byRel.set('without full-page images', withoutFpi + rest);
-  return byRel;
+  let end: bigint | undefined;
+  let reached: (() => void) | undefined;
+  const done = new Promise<void>((r) => {
+    reached = r;
+  });
+  (async () => {
+    for await (const line of createInterface({ input: child.stdout })) {
+      const m = /len \(rec\/tot\):\s*(\d+)\/\s*(\d+), tx:\s*(\d+), lsn: ([0-9A-F]+\/[0-9A-F]+)/.exec(line);
+      if (!m) continue;
+      const at = lsnValue(m[4] as string);
+      if (at < from) continue;
+      if (end !== undefined && at >= end) break;
+      const rec = Number(m[1]);
+      const len = Number(m[2]);
+      const tx = m[3] as string;
+      const rel = ours.exec(line);
+      if (rel) {
+        records++;
+        withoutFpi += rec;
+        byRel.set(rel[1] as string, (byRel.get(rel[1] as string) ?? 0) + len);
+        if (tx !== '0') txOfOurs.add(tx);
+      } else if (tx !== '0') otherByTx.set(tx, (otherByTx.get(tx) ?? 0) + len);
+    }
+    reached?.();
+  })().catch(() => reached?.());
+  return {
+    /** Reads up to `endLsn` (at most 30 s more), then stops pg_waldump. */
+    async stop(endLsn: string): Promise<Map<string, number> | undefined> {
+      end = lsnValue(endLsn);
+      // pg_waldump --follow waits for more WAL at the end: a record written after endLsn ends the reading
+      await Promise.race([done, new Promise((r) => setTimeout(r, 30_000))]);
+      child.kill();
+      if (!records) return undefined;
+      let rest = 0;
+      for (const tx of txOfOurs) rest += otherByTx.get(tx) ?? 0;
+      byRel.set('commit', rest);
+      byRel.set('without full-page images', withoutFpi + rest);
+      return byRel;
+    },
+  };
 }
 
 const TICK_S = 0.01; // USER_HZ: `getconf CLK_TCK` is 100 on Linux
@@ -129,6 +151,9 @@ const TABLES = [
   'outbox_events',
   'audit_log',
   'webhook_deliveries',
+  'check_batches',
+  'batch_chunks',
+  'batch_records',
 ];
 
 /** Measures phases against one bench server (its processes and database). */
@@ -207,6 +232,15 @@ export class CostProbe {
     // a scrape resets the event-loop histogram: the next one covers the phase only
     await Promise.all(this.procs.map((p) => metricsText(p.url)));
     const before = await this.snap();
+    this.db ??= (
+      await this.sql<{ oid: number; dir: string }[]>`
+        select oid::int as oid, current_setting('data_directory') || '/pg_wal' as dir
+        from pg_database where datname = current_database()`
+    )[0];
+    const [seg] = await this.sql<{ lsn: string }[]>`
+      select (${before.walLsn}::pg_lsn - (pg_walfile_name_offset(${before.walLsn}::pg_lsn)).file_offset)::text as lsn`;
+    const walTap =
+      this.db && seg ? walOfDatabase(this.db.dir, this.db.oid, before.walLsn, seg.lsn) : undefined;
     const result = await run();
     const eldTexts = await Promise.all(this.procs.map((p) => metricsText(p.url)));
     // let the group-commit writer, the relay and the stats settle before counting
@@ -217,14 +251,9 @@ export class CostProbe {
     const [w] = await this.sql<{ d: string }[]>`
       select pg_wal_lsn_diff(${after.walLsn}::pg_lsn, ${before.walLsn}::pg_lsn)::text as d`;
     const wal = Number(w?.d ?? 0);
-    this.db ??= (
-      await this.sql<{ oid: number; dir: string }[]>`
-        select oid::int as oid, current_setting('data_directory') || '/pg_wal' as dir
-        from pg_database where datname = current_database()`
-    )[0];
-    const walRels = this.db
-      ? await walOfDatabase(this.db.dir, this.db.oid, before.walLsn, after.walLsn)
-      : undefined;
+    // a record written after the phase's end LSN lets the reader stop, on a quiet cluster too
+    await this.sql`select pg_logical_emit_message(false, 'bench', 'phase end')`;
+    const walRels = await walTap?.stop(after.walLsn);
     let walDb: Record<string, number> | undefined;
     if (walRels) {
       const names = new Map(

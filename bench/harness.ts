@@ -33,8 +33,6 @@ export function machine(): string {
 
 export interface BenchServer {
   url: string;
-  /** the server process (for its CPU in /proc) */
-  pid: number;
   adminToken: string;
   env: NodeJS.ProcessEnv;
   /** the server processes: one `all`, or an `api` (serving `url`) and a `worker` */
@@ -78,7 +76,6 @@ export async function startServer(opts: {
   ];
   return {
     url: proc.url,
-    pid: proc.child.pid as number,
     adminToken,
     env,
     procs,
