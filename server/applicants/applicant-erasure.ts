@@ -1,5 +1,6 @@
 import { DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { writeAudit } from '../audit/audit.js';
+import { eraseApplicantBatchRecords } from '../batches/batch-worker.js';
 import { type Bus, type RunningWorker, runWorker } from '../bus/jetstream.js';
 import { type Sql, type Tx, transaction } from '../db/sql.js';
 import { applicantPrefix } from '../documents/document-keys.js';
@@ -154,6 +155,8 @@ export async function purgeApplicant(deps: ErasureDeps, erasureId: string): Prom
     const t = e.tenant_id;
     const a = e.applicant_id;
     const p = new Purger(tx, t);
+    // batch records naming the applicant: their personal data goes, and those not screened yet fail readably
+    const batchRecordsFailed = await eraseApplicantBatchRecords(tx, t, a);
     const flowIds = (
       await tx<{ id: string }[]>`select id::text from flows where tenant_id = ${t} and applicant_id = ${a}`
     ).map((r) => r.id);
@@ -177,7 +180,7 @@ export async function purgeApplicant(deps: ErasureDeps, erasureId: string): Prom
     await p.delete('applicants', 'id', [a]);
     const outbox = (await p.tablesWith('resource_id')).includes('outbox_events');
     if (outbox) await p.delete('outbox_events', 'resource_id', [...p.deletedIds]);
-    const stats = { rows: p.counts, objects };
+    const stats = { rows: p.counts, objects, batch_records_failed: batchRecordsFailed };
     await writeAudit(tx, {
       tenant_id: t,
       actor_type: 'system',

@@ -35,7 +35,8 @@ export interface ChunkRow {
 export interface StoredSubject {
   applicant_id: string | null;
   external_id: string | null;
-  subject: SubjectIn;
+  /** null once the applicant was erased (its record then settled: eraseApplicantBatchRecords) */
+  subject: SubjectIn | null;
 }
 
 /** Stores the batch and its subjects atomically (a chunk of subjects a row, inserted a few rows a statement), joining the

@@ -4,7 +4,7 @@ import { runWorker } from '../bus/jetstream.js';
 import { buildCheck, recordChecksBulk } from '../checks/recorder.js';
 import { amlOutcome, amlScreenOptions } from '../checks/types/aml-screen.js';
 import { isPermanentDbError, publicFailureReason } from '../db/pg-errors.js';
-import { type Sql, transaction } from '../db/sql.js';
+import { json, type Sql, type Tx, transaction } from '../db/sql.js';
 import { purgeExpiredKeys } from '../idempotency/idempotency.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -31,6 +31,7 @@ interface ChunkState {
 }
 
 interface PendingSubject extends StoredSubject {
+  subject: NonNullable<StoredSubject['subject']>;
   idx: number;
 }
 
@@ -59,7 +60,8 @@ async function pendingOf(sql: Sql, job: ChunkJob, chunk: ChunkState): Promise<Pe
   const pending: PendingSubject[] = [];
   for (let idx = job.from; idx < job.to; idx++) {
     const s = row?.subjects[idx - chunk.from_idx];
-    if (s && !settled.has(idx)) pending.push({ ...s, idx });
+    // an erased applicant's record has no subject left, and was settled by the erasure
+    if (s?.subject && !settled.has(idx)) pending.push({ ...s, subject: s.subject, idx });
   }
   return pending;
 }
@@ -163,31 +165,84 @@ async function failSubjects(
     if (!chunk) return 0;
     const pending = await pendingOf(tx, job, chunk);
     if (!pending.length) return 0;
-    const failed = pending.map((r) => ({
-      batch_id: batchId,
-      idx: r.idx,
-      status: 'error',
-      error: `record ${r.idx}: ${reason(r)}`,
-    }));
-    await tx`insert into batch_records ${tx(failed)}`;
     if (wholeChunk(job, chunk))
       await tx`update batch_chunks set status = 'done' where batch_id = ${batchId} and from_idx = ${chunk.from_idx}`;
-    const n = failed.length;
-    const first = failed[0]?.error ?? '';
-    const [after] = await tx<{ status: string }[]>`
-      update check_batches set
-        error_count = error_count + ${n},
-        error = (error_count + ${n})::text || ' of ' || subject_count::text || ' subjects could not be screened; first: '
-                || coalesce(substring(error from 'first: (.*)$'), ${first}::text),
-        status = case when completed_count + error_count + ${n} < subject_count then status
-                      when completed_count = 0 then 'failed' else 'completed' end,
-        completed_at = case when completed_count + error_count + ${n} >= subject_count then now() else completed_at end,
-        updated_at = now()
-      where id = ${batchId} returning status`;
-    if (after?.status === 'completed' || after?.status === 'failed') await emitCompleted(tx, batchId);
-    return n;
+    return settleErrors(
+      tx,
+      batchId,
+      pending.map((r) => ({ idx: r.idx, reason: reason(r) })),
+    );
   });
   deps.metrics.batchRecords.inc({ outcome: 'error' }, n);
+}
+
+/** The one place records of a batch are settled as errors: a batch_records row each (`record <idx>: <reason>`, a
+ * reason a tenant may read), and the batch's counters advanced by exactly that many, so the batch still ends; a
+ * batch that ends with errors says so in `error` (how many, and the first reason), and one where every record failed
+ * ends `failed`. Call it with the records' chunk locked (or settled as a whole meanwhile). */
+export async function settleErrors(
+  tx: Tx,
+  batchId: string,
+  records: { idx: number; reason: string }[],
+): Promise<number> {
+  if (!records.length) return 0;
+  const failed = records.map((r) => ({
+    batch_id: batchId,
+    idx: r.idx,
+    status: 'error',
+    error: `record ${r.idx}: ${r.reason}`,
+  }));
+  await tx`insert into batch_records ${tx(failed)}`;
+  const n = failed.length;
+  const first = failed[0]?.error ?? '';
+  const [after] = await tx<{ status: string }[]>`
+    update check_batches set
+      error_count = error_count + ${n},
+      error = (error_count + ${n})::text || ' of ' || subject_count::text || ' subjects could not be screened; first: '
+              || coalesce(substring(error from 'first: (.*)$'), ${first}::text),
+      status = case when completed_count + error_count + ${n} < subject_count then status
+                    when completed_count = 0 then 'failed' else 'completed' end,
+      completed_at = case when completed_count + error_count + ${n} >= subject_count then now() else completed_at end,
+      updated_at = now()
+    where id = ${batchId} returning status`;
+  if (after?.status === 'completed' || after?.status === 'failed') await emitCompleted(tx, batchId);
+  return n;
+}
+
+/** What the erasure of an applicant does to its batch records (in the erasure's transaction): each record that
+ * names the applicant loses its personal data (subject and external_id), and each not screened yet is settled as an
+ * error with a readable reason, so it neither vanishes nor keeps its batch waiting; a record screened before stays
+ * counted (its check is erased with the applicant's other checks). Chunks are locked like the worker locks them, so
+ * a chunk screened meanwhile either records the applicant's check first (then erased) or skips the settled record.
+ * Returns the records settled as errors. */
+export async function eraseApplicantBatchRecords(
+  tx: Tx,
+  tenantId: string,
+  applicantId: string,
+): Promise<number> {
+  const chunks = await tx<
+    { batch_id: string; from_idx: number; to_idx: number; status: string; subjects: StoredSubject[] }[]
+  >`
+    select batch_id, from_idx, to_idx, status, subjects from batch_chunks
+    where tenant_id = ${tenantId} and subjects @> ${json(tx, [{ applicant_id: applicantId }])}
+    order by batch_id, from_idx for update`;
+  let settledAsErrors = 0;
+  for (const c of chunks) {
+    const settled = await settledIn(tx, { batch_id: c.batch_id, from: c.from_idx, to: c.to_idx });
+    const unscreened: { idx: number; reason: string }[] = [];
+    const subjects = c.subjects.map((s, i) => {
+      if (s.applicant_id !== applicantId) return s;
+      const idx = c.from_idx + i;
+      if (c.status === 'pending' && !settled.has(idx))
+        unscreened.push({ idx, reason: 'the applicant was erased before this record was screened' });
+      return { applicant_id: applicantId, external_id: null, subject: null };
+    });
+    await tx`
+      update batch_chunks set subjects = ${json(tx, subjects)}
+      where batch_id = ${c.batch_id} and from_idx = ${c.from_idx}`;
+    settledAsErrors += await settleErrors(tx, c.batch_id, unscreened);
+  }
+  return settledAsErrors;
 }
 
 /** A chunk that failed with an error no retry can cure (e.g. a record whose applicant no longer exists) is screened
