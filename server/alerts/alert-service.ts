@@ -10,9 +10,9 @@ import type {
 } from '../../schemas/alerts.js';
 import { authorizeProposalReject, roleAllows } from '../auth/authorize.js';
 import type { OperatorRole, Principal } from '../auth/principal.js';
+import { decodeCursor, page } from '../db/cursor.js';
 import { json, type Sql, transaction } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
-import { decodeCursor, page } from '../http/cursor.js';
 import { writeEvent } from '../outbox/outbox.js';
 import {
   type AlertAction,

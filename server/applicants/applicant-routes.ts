@@ -79,7 +79,7 @@ export function applicantRoutes(deps: ApplicantDeps) {
           tenantOf(principal).tenant_id,
           params.applicant_id,
           body,
-          req,
+          req.request_id,
         ),
         audited: true,
       }),
@@ -108,7 +108,7 @@ export function applicantRoutes(deps: ApplicantDeps) {
           principal,
           tenantOf(principal).tenant_id,
           params.applicant_id,
-          req,
+          req.request_id,
         );
         return { status: 202, body: out, audited: true };
       },

@@ -8,10 +8,9 @@ import { actorOf, piiHash, writeAudit } from '../audit/audit.js';
 import { authorizeApplicantPatch } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
+import { page, pageArgs } from '../db/cursor.js';
 import { type Sql, transaction } from '../db/sql.js';
 import { ApiError, ValidationError, type ValidationIssue } from '../errors.js';
-import { page, pageArgs } from '../http/cursor.js';
-import type { RequestInfo } from '../http/router.js';
 import type { Logger } from '../log.js';
 import {
   ADDRESS_FIELDS,
@@ -112,7 +111,7 @@ export async function patchApplicant(
   tenantId: string,
   id: string,
   patch: ApplicantPatchIn,
-  req: RequestInfo,
+  requestId: string,
 ): Promise<ApplicantOut> {
   const fields = Object.keys(patch);
   authorizeApplicantPatch(principal, fields);
@@ -158,7 +157,7 @@ export async function patchApplicant(
       action: 'applicant.updated',
       resource_type: 'applicant',
       resource_id: id,
-      request_id: req.request_id,
+      request_id: requestId,
       // field names only; privileged labels are not personal data and help reviews of who changed a risk tier
       details: {
         fields: fields.sort(),
@@ -189,7 +188,7 @@ export async function requestErasure(
   principal: Principal,
   tenantId: string,
   id: string,
-  req: RequestInfo,
+  requestId: string,
 ): Promise<ApplicantErasureOut> {
   const { erasure, erasedAt } = await transaction(deps.sql, async (tx) => {
     const a = await visibleApplicant(tx, tenantId, id, true);
@@ -209,7 +208,7 @@ export async function requestErasure(
     const [e] = await tx<ErasureRow[]>`
       insert into applicant_erasures (tenant_id, applicant_id, external_id_hash, actor_type, actor_id, request_id)
       values (${tenantId}, ${id}, ${a.external_id ? piiHash(deps.piiKey, a.external_id) : null},
-              ${actor.actor_type}, ${actor.actor_id}, ${req.request_id})
+              ${actor.actor_type}, ${actor.actor_id}, ${requestId})
       returning id, tenant_id, applicant_id, status, requested_at`;
     if (!e || !upd) throw new Error('erasure insert returned nothing');
     await writeAudit(tx, {
@@ -218,7 +217,7 @@ export async function requestErasure(
       action: 'applicant.erasure_requested',
       resource_type: 'applicant',
       resource_id: id,
-      request_id: req.request_id,
+      request_id: requestId,
       details: { erasure_id: e.id },
     });
     return { erasure: e, erasedAt: upd.erased_at };

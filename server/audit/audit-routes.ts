@@ -1,8 +1,8 @@
 import { AuditListOut, AuditListQuery } from '../../schemas/audit.js';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import { requireAdminAuthority, tenantOf } from '../auth/authorize.js';
+import { page, pageArgs } from '../db/cursor.js';
 import type { Sql } from '../db/sql.js';
-import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import type { AuditRow } from './audit.js';
 

@@ -8,9 +8,9 @@ import {
 } from '../../schemas/batches.js';
 import { AllowanceExhausted, ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import type { Bus } from '../bus/jetstream.js';
+import { page, pageArgs } from '../db/cursor.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { withIdempotency } from '../idempotency/idempotency.js';
 import { createBatch, publishChunks } from './batch-service.js';

@@ -1,8 +1,8 @@
 import { CheckListOut, CheckListQuery, CheckOut, CheckParams } from '../../schemas/checks.js';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { page, pageArgs } from '../db/cursor.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { type CheckRow, checkOut } from './check-model.js';
 

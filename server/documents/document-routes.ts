@@ -46,7 +46,7 @@ export function documentRoutes(deps: DocumentDeps) {
       },
       handler: async ({ params, body, principal, req }) => {
         const { tenant_id } = tenantOf(principal);
-        const out = await createDocument(deps, principal, tenant_id, params.flow_id, body, req);
+        const out = await createDocument(deps, principal, tenant_id, params.flow_id, body, req.request_id);
         return { status: 201, body: out, audited: true };
       },
     }),
@@ -67,7 +67,7 @@ export function documentRoutes(deps: DocumentDeps) {
       handler: async ({ body, principal, req }) => {
         const { tenant_id } = tenantOf(principal);
         const { submission_id, ...input } = body;
-        const out = await createDocument(deps, principal, tenant_id, submission_id, input, req);
+        const out = await createDocument(deps, principal, tenant_id, submission_id, input, req.request_id);
         return { status: 201, body: { ...out, submission_id }, audited: true };
       },
     }),
@@ -127,7 +127,7 @@ export function documentRoutes(deps: DocumentDeps) {
           tenant_id,
           params.flow_id,
           params.document_id,
-          req,
+          req.request_id,
         );
         return { status: 202, body: out, audited: true };
       },

@@ -17,7 +17,6 @@ import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import { type Sql, transaction } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
-import type { RequestInfo } from '../http/router.js';
 import type { Logger } from '../log.js';
 import type { ObjectStore } from '../storage/s3.js';
 import { documentKey, sniffMime } from './document-keys.js';
@@ -94,7 +93,7 @@ export async function createDocument(
   tenantId: string,
   flowId: string,
   input: DocumentCreateIn,
-  req: RequestInfo,
+  requestId: string,
 ) {
   const { sql, store } = deps;
   const [flow] = await sql<
@@ -140,7 +139,7 @@ export async function createDocument(
       action: 'document.created',
       resource_type: 'document',
       resource_id: id,
-      request_id: req.request_id,
+      request_id: requestId,
       details: { flow_id: flowId, doc_type: input.doc_type, side, mime_type: mime },
     });
     return d;
@@ -254,7 +253,7 @@ export async function completeDocument(
   tenantId: string,
   flowId: string,
   id: string,
-  req: RequestInfo,
+  requestId: string,
 ): Promise<{ document_id: string; upload_status: UploadStatus }> {
   await documentOf(deps.sql, tenantId, flowId, id);
   const moved = await transaction(deps.sql, async (tx) => {
@@ -269,7 +268,7 @@ export async function completeDocument(
       action: 'document.completed',
       resource_type: 'document',
       resource_id: id,
-      request_id: req.request_id,
+      request_id: requestId,
       details: { flow_id: flowId },
     });
     return d;

@@ -1,5 +1,4 @@
 import { BlockList, isIP } from 'node:net';
-import type { RequestInfo } from '../http/router.js';
 
 /** TRUSTED_PROXIES: comma-separated IPs or CIDRs whose X-Forwarded-For (and IP-risk header) we believe. */
 export function parseTrustedProxies(spec: string): BlockList {
@@ -100,7 +99,15 @@ export interface ClientMetadata {
   [k: string]: unknown;
 }
 
-export async function captureClientMetadata(req: RequestInfo, proxies: BlockList): Promise<ClientMetadata> {
+/** What a flow creation knows of its caller, as plain values (services take no HTTP types): the request id, the
+ * peer address and the request headers (lower-case names). */
+export interface ClientRequest {
+  request_id: string;
+  ip: string;
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+export async function captureClientMetadata(req: ClientRequest, proxies: BlockList): Promise<ClientMetadata> {
   const device: Record<string, string> = {};
   for (const h of DEVICE_HEADERS) {
     const v = req.headers[h];

@@ -13,8 +13,8 @@ import {
   RedactedFlowOut,
 } from '../../schemas/flows.js';
 import { actorOf } from '../audit/audit.js';
+import { page, pageArgs } from '../db/cursor.js';
 import { ApiError } from '../errors.js';
-import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { loadGeo, resolveClientIp } from './client-metadata.js';
 import { type FlowRow, flowOut } from './flow-model.js';

@@ -31,7 +31,6 @@ import { json, type Sql, type Tx, transaction } from '../db/sql.js';
 import { ANALYSED_DOC_TYPES, flowDocuments } from '../documents/document-service.js';
 import { ApiError, invalid } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
-import type { RequestInfo } from '../http/router.js';
 import { differsFrom, documentApplicant, extractedFields } from '../identity/extracted.js';
 import { identityInputs } from '../identity/identity-inputs.js';
 import type { Metrics } from '../metrics.js';
@@ -40,7 +39,7 @@ import { type CheckPolicy, checkPolicyFor } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 import { poolScreener } from '../screening/pool-screener.js';
 import { type TemplateRow, templateAndPolicy, templateById } from '../templates/template-store.js';
-import { type ClientMetadata, captureClientMetadata } from './client-metadata.js';
+import { type ClientMetadata, type ClientRequest, captureClientMetadata } from './client-metadata.js';
 import { type FlowRow, flowOut, flowOutB } from './flow-model.js';
 import { assertCan, isTerminal, statusForDecision } from './flow-states.js';
 import { insertFlowGraph } from './flow-store.js';
@@ -146,7 +145,7 @@ export async function createFlow(
   deps: FlowDeps,
   tenant: TenantPrincipal,
   input: FlowCreateIn,
-  req: RequestInfo,
+  client: ClientRequest,
   actor?: { actor_type: string; actor_id: string | null },
 ): Promise<{ flow: FlowOut; redacted: { id: string; reason_codes: string[]; result: string } }> {
   const { sql } = deps;
@@ -155,12 +154,12 @@ export async function createFlow(
     tenant.tenant_id,
     input.template_slug ?? 'default',
   );
-  const { mode, datasets, name } = admitFlow(tenant, input, req, template, policy);
+  const { mode, datasets, name } = admitFlow(tenant, input, client, template, policy);
   const a = input.applicant;
   const applicantId = randomUUID();
   const flowId = randomUUID();
   const reference = a.external_id ?? null;
-  const meta = await captureClientMetadata(req, deps.trustedProxies);
+  const meta = await captureClientMetadata(client, deps.trustedProxies);
 
   // sync: every check runs now, on one allowance unit; the false-positive memory reads only, and what it decides is
   // written in the flow's one statement
@@ -227,7 +226,7 @@ export async function createFlow(
       ...checkEvents(records),
       ...(decided ? flowEvents(f, d, ['flow.completed', 'flow.decided']) : []),
     ],
-    ...(actor ? { audit: createdAudit(sql, tenant.tenant_id, flowId, req, actor) } : {}),
+    ...(actor ? { audit: createdAudit(sql, tenant.tenant_id, flowId, client, actor) } : {}),
   });
   const { flow, checks } = await refundIfUnstored(sql, tenant, mode === 'sync', storing);
   const out = flowOut(flow, checks);
@@ -242,7 +241,7 @@ export async function createFlow(
 function admitFlow(
   tenant: TenantPrincipal,
   input: FlowCreateIn,
-  req: RequestInfo,
+  client: ClientRequest,
   template: Template,
   policy: CheckPolicy,
 ): { mode: 'sync' | 'async'; datasets: AmlDataset[]; name: string | undefined } {
@@ -254,7 +253,7 @@ function admitFlow(
         message: 'A publishable key may only create checks-only flows in sync mode',
       });
     }
-    const origin = req.headers.origin;
+    const origin = client.headers.origin;
     if (!origin || !tenant.allowed_origins.includes(origin)) throw new ApiError('origin_not_allowed');
     // a browser must not choose what it is screened against: its flows use the template's and policy's datasets
     if (input.datasets !== undefined) {
@@ -314,7 +313,7 @@ function createdAudit(
   sql: Sql,
   tenantId: string,
   flowId: string,
-  req: RequestInfo,
+  client: ClientRequest,
   actor: { actor_type: string; actor_id: string | null },
 ) {
   return {
@@ -324,8 +323,8 @@ function createdAudit(
     action: 'createFlow',
     resource_type: 'flows',
     resource_id: flowId,
-    request_id: req.request_id,
-    details: sql.json({ method: req.method, route: '/v1/flows', status: 201, created_id: flowId }),
+    request_id: client.request_id,
+    details: sql.json({ method: 'POST', route: '/v1/flows', status: 201, created_id: flowId }),
   };
 }
 

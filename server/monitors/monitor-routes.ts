@@ -8,10 +8,10 @@ import {
 } from '../../schemas/monitors.js';
 import { requireOwnApplicants } from '../applicants/applicant-service.js';
 import type { Bus } from '../bus/jetstream.js';
+import { decodeCursor, page } from '../db/cursor.js';
 import { json, type Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { consumeAllowance, refundAllowance } from '../flows/flow-service.js';
-import { decodeCursor, page } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
 import { type MonitorRow, monitorOut } from './monitor-store.js';

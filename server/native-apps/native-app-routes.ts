@@ -9,9 +9,9 @@ import {
 } from '../../schemas/native-apps.js';
 import { actorOf, writeAudit } from '../audit/audit.js';
 import { requireAdminAuthority, tenantOf } from '../auth/authorize.js';
+import { page, pageArgs } from '../db/cursor.js';
 import { type Sql, transaction } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { validateNativeApp } from './native-app-rules.js';
 

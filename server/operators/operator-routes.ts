@@ -32,7 +32,7 @@ export function operatorRoutes(sql: Sql) {
       },
       handler: async ({ body, principal, req }) => {
         requireAdminAuthority(principal);
-        const out = await createOperator(sql, principal, tenantOf(principal).tenant_id, body, req);
+        const out = await createOperator(sql, principal, tenantOf(principal).tenant_id, body, req.request_id);
         return { status: 201, body: out, audited: true };
       },
     }),
@@ -89,7 +89,7 @@ export function operatorRoutes(sql: Sql) {
           tenantOf(principal).tenant_id,
           params.operator_id,
           body,
-          req,
+          req.request_id,
         );
         return { status: 200, body: out, audited: true };
       },

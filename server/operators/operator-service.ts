@@ -1,10 +1,9 @@
 import type { OperatorCreateIn, OperatorOut, OperatorPatchIn } from '../../schemas/operators.js';
 import { actorOf, writeAudit } from '../audit/audit.js';
 import type { OperatorRole, Principal } from '../auth/principal.js';
+import { page, pageArgs } from '../db/cursor.js';
 import { type Sql, transaction } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import { page, pageArgs } from '../http/cursor.js';
-import type { RequestInfo } from '../http/router.js';
 import { hashPassword } from './password.js';
 
 export interface OperatorRow {
@@ -37,7 +36,7 @@ export async function createOperator(
   principal: Principal,
   tenantId: string,
   input: OperatorCreateIn,
-  req: RequestInfo,
+  requestId: string,
 ): Promise<OperatorOut> {
   const passwordHash = await hashPassword(input.password);
   try {
@@ -53,7 +52,7 @@ export async function createOperator(
         action: 'operator.created',
         resource_type: 'operator',
         resource_id: o.id,
-        request_id: req.request_id,
+        request_id: requestId,
         details: { role: o.role },
       });
       return operatorOut(o);
@@ -95,7 +94,7 @@ export async function updateOperator(
   tenantId: string,
   operatorId: string,
   input: OperatorPatchIn,
-  req: RequestInfo,
+  requestId: string,
 ): Promise<OperatorOut> {
   const self = principal.kind === 'operator' && principal.operator_id === operatorId;
   if (self && (input.disabled === true || (input.role !== undefined && input.role !== 'admin'))) {
@@ -126,7 +125,7 @@ export async function updateOperator(
       action: 'operator.updated',
       resource_type: 'operator',
       resource_id: o.id,
-      request_id: req.request_id,
+      request_id: requestId,
       // field names only: never the password
       details: { fields: Object.keys(input).sort(), sessions_revoked: revoke },
     });

@@ -7,8 +7,8 @@ import {
   FlowTemplateParams,
   FlowTemplatePatchIn,
 } from '../../schemas/templates.js';
+import { page, pageArgs } from '../db/cursor.js';
 import type { Sql } from '../db/sql.js';
-import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { createTemplate, getTemplate, patchTemplate, templateOut } from './template-service.js';
 import { invalidateTemplateCache, type TemplateRow } from './template-store.js';

@@ -12,9 +12,9 @@ import {
   WebhookEndpointWithSecretOut,
 } from '../../schemas/webhooks.js';
 import type { Bus } from '../bus/jetstream.js';
+import { page, pageArgs } from '../db/cursor.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
-import { page, pageArgs } from '../http/cursor.js';
 import { route } from '../http/router.js';
 import { newSigningSecret, seal } from './signature.js';
 import { refuseTarget } from './url-policy.js';
