@@ -133,8 +133,9 @@ function plausible(r: Reading): boolean {
 
 /** Readings of the first orientation that gives a plausible one: the deskewed image, then upside down, then
  * the two quarter turns in case the skew estimate took vertical structure for lines (all readings when none
- * does). Only the deskewed orientation also gets a layout pass on
- * a locally binarised copy. */
+ * does). Only the deskewed orientation gets the page layout passes; the other turns put an MRZ that the strip of
+ * the deskewed image missed at the bottom of the page, where their own strip read looks (an image without any
+ * MRZ, a face photo, costs four strip reads instead of four more layout passes). */
 async function readAll(ocr: Ocr, gray: Gray): Promise<Reading[]> {
   const skew = await estimateSkew(gray);
   const base = Math.abs(skew) < 0.75 ? 0 : skew;
@@ -153,12 +154,7 @@ const isMrzLike = (text: string): boolean => {
   return t.length >= 20 && (t.match(/</g) ?? []).length >= 2;
 };
 
-async function readOrientation(
-  ocr: Ocr,
-  gray: Gray,
-  rotation: number,
-  binarised: boolean,
-): Promise<Reading[]> {
+async function readOrientation(ocr: Ocr, gray: Gray, rotation: number, first: boolean): Promise<Reading[]> {
   const img = normalize(await rotate(gray, rotation));
   const readings: Reading[] = [];
   const add = (variant: string, text: string) => {
@@ -169,18 +165,19 @@ async function readOrientation(
   };
   // first the bottom of the page, where passports, cards and visas print their MRZ, read as one block of MRZ
   // characters: cheap, and not misled by guilloches and portraits, which can make a page layout pass take a
-  // minute and miss the MRZ altogether; the page layout pass only when the strip shows no MRZ
+  // minute and miss the MRZ altogether; the page layout pass only when the strip shows no MRZ, and only on the
+  // deskewed orientation (see readAll)
   const strip = await stripLines(ocr, img);
   let band = mrzBand(strip.lines);
   if (band) {
     add('strip', strip.lines.map((l) => l.text).join('\n'));
     band = mapBand(band, strip.scale, strip.top);
-  } else {
+  } else if (first) {
     const scale = LAYOUT_WIDTH / img.width;
     const layoutImg = await resize(img, LAYOUT_WIDTH, Math.max(1, img.height * scale));
     let lines = await ocr.layout(await png(layoutImg));
     // photographs with uneven light defeat tesseract's own global threshold: binarise locally and retry
-    if (binarised && !lines.some((l) => isMrzLike(l.text))) {
+    if (!lines.some((l) => isMrzLike(l.text))) {
       lines = await ocr.layout(await png(sauvola(layoutImg, 41, 0.2)));
     }
     add('layout', lines.map((l) => l.text).join('\n'));
