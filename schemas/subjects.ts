@@ -13,7 +13,13 @@ export const SubjectIn = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 500 }),
     type: Type.Optional(SubjectType),
     aliases: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: 50 })),
-    date_of_birth: Type.Optional(Type.String({ pattern: '^\\d{4}(-\\d{2}(-\\d{2})?)?$' })),
+    date_of_birth: Type.Optional(
+      Type.String({
+        format: 'partial-date',
+        pattern: '^\\d{4}(-\\d{2}(-\\d{2})?)?$',
+        description: 'YYYY, YYYY-MM or YYYY-MM-DD; a month or day the calendar has',
+      }),
+    ),
     nationality: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$' })),
     country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$' })),
     identifiers: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 200 }))),

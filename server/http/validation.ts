@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { FORMATS } from '../../schemas/formats.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 
 // ajv-formats ships CJS with exports.default; under NodeNext its typings hide the callable
@@ -10,8 +11,10 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 
 const bodyAjv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
 const queryAjv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: true });
-addFormats(bodyAjv);
-addFormats(queryAjv);
+for (const ajv of [bodyAjv, queryAjv]) {
+  addFormats(ajv);
+  for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format);
+}
 
 export type Where = 'body' | 'query' | 'path';
 export type Validator = (value: unknown) => void;

@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { FORMATS } from '../../schemas/formats.js';
 import { call } from './test-app.js';
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
@@ -50,6 +51,7 @@ export async function loadOpenApi(url: string) {
   const doc = inlineRefs(raw);
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   addFormats(ajv);
+  for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format);
   const cache = new Map<string, ValidateFunction | null>();
 
   /** Returns null when the response matches, else a description of the mismatch. */

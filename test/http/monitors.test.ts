@@ -83,6 +83,14 @@ describe('monitors', () => {
     expect((bad.body as unknown as { detail: unknown }).detail).toEqual([
       expect.objectContaining({ loc: ['body', 'subjects'] }),
     ]);
+    // a date of birth may be partial, but never a day or month the calendar does not have
+    for (const dob of ['1965-13', '1965-00', '2023-02-29', '1965-04-31']) {
+      const impossible = await create({ subjects: [{ name: 'Ivan Demovsky', date_of_birth: dob }] });
+      expect(impossible.status, dob).toBe(422);
+      expect((impossible.body as unknown as { detail: unknown }).detail, dob).toEqual([
+        expect.objectContaining({ loc: ['body', 'subjects', 0, 'date_of_birth'] }),
+      ]);
+    }
     const m = await create({
       subjects: [{ name: 'Ivan Demovsky', type: 'person' }],
       external_id: 'cust-9',
