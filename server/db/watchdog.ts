@@ -38,7 +38,9 @@ export function startDbWatchdog(url: string, sockets: PoolSockets, log: Logger):
         () => true,
       ),
       new Promise<false>((r) => {
-        t = setTimeout(() => r(false), WATCHDOG_TIMEOUT_MS);
+        // decided after the pending I/O of this loop turn: when the event loop itself was blocked past the timeout
+        // (a long synchronous index build), an answer that arrived meanwhile still wins
+        t = setTimeout(() => setImmediate(() => r(false)), WATCHDOG_TIMEOUT_MS);
       }),
     ]);
     clearTimeout(t);
