@@ -50,6 +50,33 @@ export function statusLine(status: number): string {
   return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
 }
 
+/** The answer to an error the caller caused (ValidationError, or an ApiError below 500); undefined for anything else.
+ * The idempotency store remembers exactly this answer, so a replay is byte-for-byte the first one. */
+export function clientErrorReply(err: unknown): Reply | undefined {
+  if (err instanceof ValidationError) {
+    return {
+      status: 422,
+      body: {
+        detail: err.issues,
+        error: { code: 'validation_failed', message: ERRORS.validation_failed.message },
+      },
+    };
+  }
+  if (err instanceof ApiError && err.status < 500) return apiErrorReply(err);
+  return undefined;
+}
+
+function apiErrorReply(err: ApiError): Reply {
+  const error: Record<string, unknown> = { code: err.code, message: err.message };
+  if (err.details) error.details = err.details;
+  // every 422 carries the spec's detail[] (HTTPValidationError), whatever raised it
+  const body =
+    err.status === 422
+      ? { detail: [{ loc: err.loc ?? ['body'], msg: err.message, type: err.code }], error }
+      : { error };
+  return { status: err.status, body, ...(err.headers ? { headers: err.headers } : {}) };
+}
+
 export function errorReply(
   err: unknown,
   log: Logger,
@@ -65,25 +92,9 @@ export function errorReply(
     );
     return errorReply(outageError(dependency), log, req);
   }
-  if (err instanceof ValidationError) {
-    return {
-      status: 422,
-      body: {
-        detail: err.issues,
-        error: { code: 'validation_failed', message: ERRORS.validation_failed.message },
-      },
-    };
-  }
-  if (err instanceof ApiError) {
-    const error: Record<string, unknown> = { code: err.code, message: err.message };
-    if (err.details) error.details = err.details;
-    // every 422 carries the spec's detail[] (HTTPValidationError), whatever raised it
-    const body =
-      err.status === 422
-        ? { detail: [{ loc: err.loc ?? ['body'], msg: err.message, type: err.code }], error }
-        : { error };
-    return { status: err.status, body, ...(err.headers ? { headers: err.headers } : {}) };
-  }
+  const client = clientErrorReply(err);
+  if (client) return client;
+  if (err instanceof ApiError) return apiErrorReply(err);
   // anything else is our bug: log it with context, tell the caller only the request id
   log.error({ err, method: req?.method, path: req?.path, request_id: req?.request_id }, 'unhandled error');
   return {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { json, type Sql, type Tx, transaction } from '../db/sql.js';
-import { ApiError, ERRORS, invalid, ValidationError } from '../errors.js';
+import { ApiError, invalid } from '../errors.js';
 import type { Reply } from '../http/router.js';
+import { clientErrorReply } from '../http/server.js';
 
 /** Idempotency keys as Stripe and the IETF draft (draft-ietf-httpapi-idempotency-key-header) describe them:
  * remembered 24 h per tenant; the same key with the same body replays the first response; with another body → 422;
@@ -30,29 +31,6 @@ export function canonicalJson(v: unknown): string {
 
 export function bodyHash(raw: unknown): string {
   return createHash('sha256').update(canonicalJson(raw)).digest('hex');
-}
-
-/** The answer to remember for a client error thrown by the work (a 4xx is the answer to this body). */
-function clientErrorReply(err: unknown): Reply | undefined {
-  if (err instanceof ValidationError) {
-    return {
-      status: 422,
-      body: {
-        detail: err.issues,
-        error: { code: 'validation_failed', message: ERRORS.validation_failed.message },
-      },
-    };
-  }
-  if (err instanceof ApiError && err.status < 500) {
-    return {
-      status: err.status,
-      body: {
-        error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) },
-      },
-      ...(err.headers ? { headers: err.headers } : {}),
-    };
-  }
-  return undefined;
 }
 
 export interface IdempotentResult {

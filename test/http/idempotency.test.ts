@@ -66,6 +66,21 @@ describe('Idempotency-Key on POST /v1/check_batches', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
   });
+
+  it("replays a remembered 422 of the work exactly, detail[] included (an applicant id that is not the caller's)", async () => {
+    const body = {
+      records: [{ applicant_id: '00000000-0000-4000-8000-000000000001', subjects: [{ name: 'Jane Doe' }] }],
+    };
+    const headers = { 'idempotency-key': 'foreign-applicant' };
+    const first = await call(t.url, 'POST', '/v1/check_batches', { token: tenant.secret_key, body, headers });
+    expect(first.status).toBe(422);
+    expect(first.body).toMatchObject({
+      detail: [expect.objectContaining({ loc: ['body', 'records', 0, 'applicant_id'] })],
+    });
+    const again = await call(t.url, 'POST', '/v1/check_batches', { token: tenant.secret_key, body, headers });
+    expect(again.status).toBe(422);
+    expect(again.body).toEqual(first.body);
+  });
 });
 
 describe('a crash mid-request', () => {
