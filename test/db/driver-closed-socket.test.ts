@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/shared-data.js';
+import { runNode } from '../helpers/cli.js';
 
 /*
  * postgres.js 3.4.9 buffers small writes behind a setImmediate; when the connection closes first, the immediate
@@ -22,25 +21,9 @@ await sql.end({ timeout: 1 });
 console.log(JSON.stringify({ outcome, after: after[0].two }));
 `;
 
-function run(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT], { cwd: REPO_ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe('postgres driver on a closed connection', () => {
   it('rejects the query with CONNECTION_CLOSED instead of crashing the process', async () => {
-    const { code, stdout, stderr } = await run();
+    const { code, stdout, stderr } = await runNode(['--input-type=module', '-e', SCRIPT]);
     expect(stderr).not.toContain("reading 'write'");
     expect(code).toBe(0);
     expect(JSON.parse(stdout.trim())).toEqual({ outcome: 'CONNECTION_CLOSED', after: 2 });

@@ -15,8 +15,16 @@ export function runCli(
   args: string[],
   opts: { input?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
+  return runNode([BIN, ...args], opts);
+}
+
+/** Runs this Node with `args` in the repository root, `input` on its stdin, and collects its output and exit status. */
+export function runNode(
+  args: string[],
+  opts: { input?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: opts.env ?? process.env, cwd: REPO_ROOT });
+    const child = spawn(process.execPath, args, { env: opts.env ?? process.env, cwd: REPO_ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {

@@ -1,17 +1,9 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogs, type LogLine } from '../helpers/log-capture.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 
-// everything the app logs, at debug, as the raw text pino wrote
-let output = '';
-const sink = new Writable({
-  write(chunk, _enc, cb) {
-    output += String(chunk);
-    cb();
-  },
-});
-const log = pino({ level: 'debug' }, sink);
+// everything the app logs, at debug
+const { log, lines, output } = captureLogs();
 
 let t: TestApp;
 let acme: Tenant;
@@ -24,12 +16,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-type Line = Record<string, unknown>;
-const lines = (): Line[] =>
-  output
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Line);
 const accessLines = (request_id: string) =>
   lines().filter((l) => l.msg === 'request' && l.request_id === request_id);
 
@@ -72,10 +58,10 @@ describe('access log', () => {
     const live = await call(t.url, 'GET', '/livez', { headers: { 'x-request-id': 'alog-livez' } });
     expect(live.status).toBe(200);
 
-    const one = (id: string): Line => {
+    const one = (id: string): LogLine => {
       const found = accessLines(id);
       expect(found, id).toHaveLength(1);
-      return found[0] as Line;
+      return found[0] as LogLine;
     };
     const okLine = one('alog-ok');
     expect(okLine).toMatchObject({
@@ -124,7 +110,7 @@ describe('access log', () => {
       'pathmarker',
       'nope',
     ]) {
-      expect(output).not.toContain(secret);
+      expect(output()).not.toContain(secret);
     }
   });
 });

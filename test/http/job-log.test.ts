@@ -1,27 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogs } from '../helpers/log-capture.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
 
-// everything the app logs, at debug, as the raw text pino wrote
-let output = '';
-const sink = new Writable({
-  write(chunk, _enc, cb) {
-    output += String(chunk);
-    cb();
-  },
-});
-const log = pino({ level: 'debug' }, sink);
-
-type Line = Record<string, unknown>;
-const lines = (): Line[] =>
-  output
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Line);
+// everything the app logs, at debug
+const { log, lines } = captureLogs();
 
 let t: TestApp;
 let acme: Tenant;

@@ -1,6 +1,5 @@
 // One test per phase-2 normalisation / scoring rule (see docs/matching.md).
 import { describe, expect, it } from 'vitest';
-import type { Entity } from '../../ingest/entity.js';
 import { compare } from '../../matcher/compare.js';
 import { buildIndex, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
 import { nameKeys, slipKey } from '../../matcher/keys.js';
@@ -23,6 +22,7 @@ import {
   prepareName,
   typingSlip,
 } from '../../matcher/score.js';
+import { personEntity } from '../helpers/entities.js';
 
 const person = (a: string, b: string): number => compare('Person', a, b).score;
 const company = (a: string, b: string): number => compare('Company', a, b).score;
@@ -335,20 +335,7 @@ describe('series numbers, endings and unknown spellings (issue 15, second pass)'
   });
 
   it('a query token no list name has is also looked up by its skeleton minus one consonant', () => {
-    const ent = (id: string, name: string): Entity => ({
-      entity_id: `t:${id}`,
-      source: 't',
-      source_id: id,
-      schema: 'Person',
-      names: [{ value: name, kind: 'primary' }],
-      birth_dates: [],
-      birth_places: [],
-      countries: [],
-      nationalities: [],
-      identifiers: [],
-      programs: [],
-      datasets: ['sanctions'],
-    });
+    const ent = (id: string, name: string) => personEntity('t', id, name);
     // more namesakes sharing the given name than the matcher scores per query
     const entities = Array.from({ length: 40 }, (_, i) =>
       ent(`v${i}`, `Vladimir ${String.fromCharCode(97 + (i % 26))}${'bcdfg'[i % 5]}kov${i}`),

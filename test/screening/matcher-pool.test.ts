@@ -1,24 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Entity } from '../../ingest/entity.js';
 import { buildIndex, DEFAULT_POLICY } from '../../matcher/index.js';
 import { ApiError } from '../../server/errors.js';
 import { createLogger } from '../../server/log.js';
 import { MatcherPool } from '../../server/screening/matcher-pool.js';
+import { personEntity } from '../helpers/entities.js';
 
-const entity = (id: string, name: string): Entity => ({
-  entity_id: `test:${id}`,
-  source: 'test',
-  source_id: id,
-  schema: 'Person',
-  names: [{ value: name, kind: 'primary' }],
-  birth_dates: [],
-  birth_places: [],
-  countries: [],
-  nationalities: [],
-  identifiers: [],
-  programs: [],
-  datasets: ['sanctions'],
-});
+const entity = (id: string, name: string) => personEntity('test', id, name);
 
 describe('MatcherPool', () => {
   const pool = new MatcherPool(1, 2, createLogger('silent'));
