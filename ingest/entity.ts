@@ -1,15 +1,9 @@
 // The canonical entity model every list format is parsed into. The matcher indexes these;
 // the server stores them per dataset version. Keep it JSON-serialisable.
+import { AML_DATASET_VALUES } from '../schemas/common.js';
 
-export const AML_DATASETS = [
-  'sanctions',
-  'pep',
-  'pep_rca',
-  'wanted',
-  'debarment',
-  'soe',
-  'crypto_wallets',
-] as const;
+/** The AML datasets an entity can belong to: the API's list (schemas/common.ts), in the index's bit order. */
+export const AML_DATASETS = AML_DATASET_VALUES;
 export type AmlDataset = (typeof AML_DATASETS)[number];
 
 export const ENTITY_SCHEMAS = [
