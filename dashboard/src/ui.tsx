@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, JSX } from 'preact';
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { requiredRole, roleAllows } from '../../schemas/operation-roles.js';
@@ -191,5 +191,151 @@ export function Notice({ text, onClose }: { text: string | null; onClose: () => 
         ×
       </button>
     </div>
+  );
+}
+
+/** A table with one header row of plain column names (and an optional unlabeled trailing actions column). */
+export function DataTable(props: {
+  columns: string[];
+  actions?: boolean;
+  compact?: boolean;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class={props.compact ? 'table table-compact' : 'table'}>
+        <thead>
+          <tr>
+            {props.columns.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+            {props.actions && (
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * One page of a list as a table, behind the usual ladder: a spinner while the first answer is pending,
+ * the error if it failed, the empty text if it holds no items.
+ */
+export function ListTable<T>(props: {
+  list: { data: { items: readonly T[] } | undefined; error: unknown; loading: boolean };
+  loading?: string;
+  empty: ComponentChildren;
+  columns: string[];
+  actions?: boolean;
+  compact?: boolean;
+  row: (item: T) => ComponentChildren;
+}) {
+  const { list } = props;
+  if (list.loading && !list.data) return <Loading label={props.loading} />;
+  if (list.error) return <ErrorBox error={list.error} />;
+  if (!list.data?.items.length) return <Empty>{props.empty}</Empty>;
+  return (
+    <DataTable columns={props.columns} actions={props.actions} compact={props.compact}>
+      {list.data.items.map((item) => props.row(item))}
+    </DataTable>
+  );
+}
+
+/** A labelled text/number input of a form grid, marked invalid with the API's complaint about it under it. */
+export function TextField({
+  id,
+  label,
+  value,
+  onValue,
+  issue,
+  wide,
+  ...rest
+}: {
+  id: string;
+  label: string;
+  value: string | number;
+  onValue: (v: string) => void;
+  issue?: string | undefined;
+  wide?: boolean;
+} & Omit<JSX.IntrinsicElements['input'], 'id' | 'value' | 'onInput' | 'class'>) {
+  return (
+    <div class={wide ? 'field field-wide' : 'field'}>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        aria-invalid={!!issue}
+        {...rest}
+      />
+      {issue && <small class="error-text">{issue}</small>}
+    </div>
+  );
+}
+
+/** What a 422 says about one field (every issue whose location names it), or '' when it says nothing. */
+export function issueAt(error: unknown, field: string): string {
+  return error instanceof ApiFailure
+    ? error.issues
+        .filter((i) => i.loc.includes(field))
+        .map((i) => i.msg)
+        .join('; ')
+    : '';
+}
+
+export interface Action {
+  busy: boolean;
+  error: unknown;
+  setError: (e: unknown) => void;
+  /**
+   * Runs one user action: clears the last error, marks busy (unless `busy: false`) until it settles, and
+   * keeps what it threw (through `onError`, which may also map it) for an ErrorBox.
+   */
+  run: (
+    fn: () => Promise<unknown>,
+    opts?: { busy?: boolean; onError?: (e: unknown) => unknown },
+  ) => Promise<void>;
+}
+
+/** The busy flag and last error of the action buttons/forms of one view. */
+export function useAction(): Action {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const run: Action['run'] = async (fn, opts = {}) => {
+    const marks = opts.busy ?? true;
+    if (marks) setBusy(true);
+    setError(undefined);
+    try {
+      await fn();
+    } catch (e) {
+      setError(opts.onError ? opts.onError(e) : e);
+    } finally {
+      if (marks) setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
+}
+
+/** The primary button that opens (and closes) a view's inline create form. */
+export function FormToggle({
+  open,
+  label,
+  onToggle,
+}: {
+  open: boolean;
+  label: string;
+  onToggle: () => void;
+}) {
+  return (
+    <button type="button" class="btn btn-primary" onClick={onToggle}>
+      {open ? 'Close the form' : label}
+    </button>
   );
 }

@@ -15,11 +15,13 @@ import {
   Badge,
   Confirm,
   can,
-  Empty,
   ErrorBox,
+  ListTable,
   Loading,
   Notice,
   PageHeader,
+  TextField,
+  useAction,
   useAsync,
   useFocusHeading,
   useSession,
@@ -194,64 +196,42 @@ export function AdminPolicy() {
               <option value="block">block</option>
             </select>
           </div>
-          <div class="field">
-            <label for="pol-velocity">Device velocity threshold</label>
-            <input
-              id="pol-velocity"
-              type="number"
-              min={1}
-              value={f.device_velocity_threshold}
-              onInput={(e) => set('device_velocity_threshold', e.currentTarget.value)}
-              aria-invalid={!!issueFor('device_velocity_threshold')}
-            />
-            {issueFor('device_velocity_threshold') && (
-              <small class="error-text">{issueFor('device_velocity_threshold')}</small>
-            )}
-          </div>
-          <div class="field">
-            <label for="pol-face">Face match threshold (selfie)</label>
-            <input
-              id="pol-face"
-              type="number"
-              min={0}
-              max={1}
-              step={0.01}
-              value={f.face_match_threshold}
-              onInput={(e) => set('face_match_threshold', e.currentTarget.value)}
-              aria-invalid={!!issueFor('face_match_threshold')}
-            />
-            {issueFor('face_match_threshold') && (
-              <small class="error-text">{issueFor('face_match_threshold')}</small>
-            )}
-          </div>
-          <div class="field">
-            <label for="pol-liveness">Liveness review threshold (advisory)</label>
-            <input
-              id="pol-liveness"
+          <TextField
+            id="pol-velocity"
+            label="Device velocity threshold"
+            type="number"
+            min={1}
+            value={f.device_velocity_threshold}
+            onValue={(v) => set('device_velocity_threshold', v)}
+            issue={issueFor('device_velocity_threshold')}
+          />
+          {(
+            [
+              ['pol-face', 'Face match threshold (selfie)', 'face_match_threshold'],
+              ['pol-liveness', 'Liveness review threshold (advisory)', 'liveness_review_threshold'],
+            ] as const
+          ).map(([id, label, k]) => (
+            <TextField
+              key={id}
+              id={id}
+              label={label}
               type="number"
               min={0}
               max={1}
               step={0.01}
-              value={f.liveness_review_threshold}
-              onInput={(e) => set('liveness_review_threshold', e.currentTarget.value)}
-              aria-invalid={!!issueFor('liveness_review_threshold')}
+              value={f[k]}
+              onValue={(v) => set(k, v)}
+              issue={issueFor(k)}
             />
-            {issueFor('liveness_review_threshold') && (
-              <small class="error-text">{issueFor('liveness_review_threshold')}</small>
-            )}
-          </div>
-          <div class="field field-wide">
-            <label for="pol-blocked">Blocked countries (ISO codes)</label>
-            <input
-              id="pol-blocked"
-              value={f.blocked_countries}
-              onInput={(e) => set('blocked_countries', e.currentTarget.value)}
-              aria-invalid={!!issueFor('blocked_countries')}
-            />
-            {issueFor('blocked_countries') && (
-              <small class="error-text">{issueFor('blocked_countries')}</small>
-            )}
-          </div>
+          ))}
+          <TextField
+            id="pol-blocked"
+            label="Blocked countries (ISO codes)"
+            wide
+            value={f.blocked_countries}
+            onValue={(v) => set('blocked_countries', v)}
+            issue={issueFor('blocked_countries')}
+          />
         </div>
         <label for="pol-aml">AML match policy (JSON)</label>
         <textarea
@@ -280,16 +260,13 @@ export function AdminOperators() {
   const session = useSession();
   const list = useAsync(listOperators, []);
   const [target, setTarget] = useState<OperatorOut | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(undefined);
+  const { busy, error, setError, run } = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   useFocusHeading('operators');
   const mayUpdate = can(session, 'updateOperator', 'PATCH');
 
-  const setDisabled = async (o: OperatorOut, disabled: boolean) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const setDisabled = (o: OperatorOut, disabled: boolean) =>
+    run(async () => {
       const next = await patchOperator(o.id, { disabled });
       setNotice(
         next.disabled
@@ -298,12 +275,7 @@ export function AdminOperators() {
       );
       setTarget(null);
       list.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <section aria-labelledby="page-title">
@@ -311,71 +283,51 @@ export function AdminOperators() {
       <p class="muted">Operators are created with POST /v1/operators (admin authority).</p>
       <Notice text={notice} onClose={() => setNotice(null)} />
       {!target && <ErrorBox error={error} title="The change was refused" />}
-      {list.loading && !list.data ? (
-        <Loading />
-      ) : list.error ? (
-        <ErrorBox error={list.error} />
-      ) : !list.data?.items.length ? (
-        <Empty>No operators.</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">E-mail</th>
-                <th scope="col">Role</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((o) => (
-                <tr key={o.id} data-operator-id={o.id}>
-                  <td>{o.name}</td>
-                  <td>{o.email}</td>
-                  <td>
-                    <span class={`badge badge-role-${o.role}`}>{o.role}</span>
-                  </td>
-                  <td>
-                    <Badge value={o.disabled ? 'disabled' : 'enabled'} />
-                  </td>
-                  <td>{fmtTime(o.created_at)}</td>
-                  <td>
-                    {mayUpdate &&
-                      o.id !== session.operator.id &&
-                      (o.disabled ? (
-                        <button
-                          type="button"
-                          class="btn btn-small"
-                          disabled={busy}
-                          onClick={() => setDisabled(o, false)}
-                        >
-                          Enable
-                        </button>
-                      ) : (
-                        <button
-                          type="button"
-                          class="btn btn-small btn-danger"
-                          onClick={() => {
-                            setError(undefined);
-                            setTarget(o);
-                          }}
-                        >
-                          Disable
-                        </button>
-                      ))}
-                    {o.id === session.operator.id && <span class="muted small">you</span>}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        list={list}
+        empty="No operators."
+        columns={['Name', 'E-mail', 'Role', 'State', 'Created']}
+        actions
+        row={(o) => (
+          <tr key={o.id} data-operator-id={o.id}>
+            <td>{o.name}</td>
+            <td>{o.email}</td>
+            <td>
+              <span class={`badge badge-role-${o.role}`}>{o.role}</span>
+            </td>
+            <td>
+              <Badge value={o.disabled ? 'disabled' : 'enabled'} />
+            </td>
+            <td>{fmtTime(o.created_at)}</td>
+            <td>
+              {mayUpdate &&
+                o.id !== session.operator.id &&
+                (o.disabled ? (
+                  <button
+                    type="button"
+                    class="btn btn-small"
+                    disabled={busy}
+                    onClick={() => setDisabled(o, false)}
+                  >
+                    Enable
+                  </button>
+                ) : (
+                  <button
+                    type="button"
+                    class="btn btn-small btn-danger"
+                    onClick={() => {
+                      setError(undefined);
+                      setTarget(o);
+                    }}
+                  >
+                    Disable
+                  </button>
+                ))}
+              {o.id === session.operator.id && <span class="muted small">you</span>}
+            </td>
+          </tr>
+        )}
+      />
       <Confirm
         open={target !== null}
         title={`Disable ${target?.name ?? ''}?`}

@@ -5,11 +5,11 @@ import { fmtNumber, fmtTime, shortId } from '../format';
 import {
   Badge,
   Confirm,
-  Empty,
   ErrorBox,
-  Loading,
+  ListTable,
   Notice,
   PageHeader,
+  useAction,
   useAsync,
   useFocusHeading,
 } from '../ui';
@@ -18,27 +18,23 @@ export function AdminDatasets() {
   const list = useAsync(listDatasetVersions, []);
   const [target, setTarget] = useState<DatasetVersionSummary | null>(null);
   const [token, setToken] = useState(adminToken.get());
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(undefined);
+  const { busy, error, setError, run } = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   useFocusHeading('datasets');
 
   const active = list.data?.active ?? null;
   const promote = async () => {
     if (!target) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      const v = await promoteDatasetVersion(target.id, token);
-      adminToken.set(token);
-      setNotice(`“${v.name}” is now the active dataset version in every process.`);
-      setTarget(null);
-      list.reload();
-    } catch (e) {
-      setError(refusedToken(e) ? new Error(TOKEN_REFUSED) : e);
-    } finally {
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        const v = await promoteDatasetVersion(target.id, token);
+        adminToken.set(token);
+        setNotice(`“${v.name}” is now the active dataset version in every process.`);
+        setTarget(null);
+        list.reload();
+      },
+      { onError: (e) => (refusedToken(e) ? new Error(TOKEN_REFUSED) : e) },
+    );
   };
 
   const isRollback = (v: DatasetVersionSummary) =>
@@ -67,72 +63,48 @@ export function AdminDatasets() {
           </p>
         </section>
       )}
-      {list.loading && !list.data ? (
-        <Loading label="Loading dataset versions…" />
-      ) : list.error ? (
-        <ErrorBox error={list.error} />
-      ) : !list.data?.items.length ? (
-        <Empty>
-          No dataset version exists yet: build one with POST /admin/dataset_versions or `veriscreen ingest`.
-        </Empty>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Lists</th>
-                <th scope="col">Entities</th>
-                <th scope="col">Names</th>
-                <th scope="col">Issues</th>
-                <th scope="col">Built</th>
-                <th scope="col">Promoted</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((v) => (
-                <tr key={v.id} class={v.status === 'active' ? 'row-current' : ''}>
-                  <td>
-                    {v.name}
-                    <div class="muted small">
-                      <code>{shortId(v.id)}</code>
-                    </div>
-                  </td>
-                  <td>
-                    <Badge value={v.status} />
-                    {v.error && <div class="error-text small">{v.error}</div>}
-                  </td>
-                  <td>{v.formats.join(', ')}</td>
-                  <td class="num">{fmtNumber(v.stats.entities)}</td>
-                  <td class="num">{fmtNumber(v.stats.names)}</td>
-                  <td class="num">{fmtNumber(v.stats.issues)}</td>
-                  <td>{fmtTime(v.ready_at)}</td>
-                  <td>{fmtTime(v.promoted_at)}</td>
-                  <td>
-                    {v.status === 'ready' && (
-                      <button
-                        type="button"
-                        class="btn btn-small"
-                        data-promote={v.id}
-                        onClick={() => {
-                          setError(undefined);
-                          setTarget(v);
-                        }}
-                      >
-                        {isRollback(v) ? 'Roll back to this' : 'Promote'}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        list={list}
+        loading="Loading dataset versions…"
+        empty="No dataset version exists yet: build one with POST /admin/dataset_versions or `veriscreen ingest`."
+        columns={['Name', 'Status', 'Lists', 'Entities', 'Names', 'Issues', 'Built', 'Promoted']}
+        actions
+        row={(v) => (
+          <tr key={v.id} class={v.status === 'active' ? 'row-current' : ''}>
+            <td>
+              {v.name}
+              <div class="muted small">
+                <code>{shortId(v.id)}</code>
+              </div>
+            </td>
+            <td>
+              <Badge value={v.status} />
+              {v.error && <div class="error-text small">{v.error}</div>}
+            </td>
+            <td>{v.formats.join(', ')}</td>
+            <td class="num">{fmtNumber(v.stats.entities)}</td>
+            <td class="num">{fmtNumber(v.stats.names)}</td>
+            <td class="num">{fmtNumber(v.stats.issues)}</td>
+            <td>{fmtTime(v.ready_at)}</td>
+            <td>{fmtTime(v.promoted_at)}</td>
+            <td>
+              {v.status === 'ready' && (
+                <button
+                  type="button"
+                  class="btn btn-small"
+                  data-promote={v.id}
+                  onClick={() => {
+                    setError(undefined);
+                    setTarget(v);
+                  }}
+                >
+                  {isRollback(v) ? 'Roll back to this' : 'Promote'}
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       <Confirm
         open={target !== null}
         title={

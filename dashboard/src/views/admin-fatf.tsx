@@ -1,7 +1,17 @@
 import { useState } from 'preact/hooks';
 import { AdminTokenGate, refusedToken } from '../admin-token';
 import { type FatfListings, getFatf, putFatf } from '../api';
-import { Empty, ErrorBox, Loading, Notice, PageHeader, useAsync, useFocusHeading } from '../ui';
+import {
+  DataTable,
+  Empty,
+  ErrorBox,
+  Loading,
+  Notice,
+  PageHeader,
+  useAction,
+  useAsync,
+  useFocusHeading,
+} from '../ui';
 
 type Level = 'black' | 'grey';
 const regionNames = new Intl.DisplayNames(undefined, { type: 'region' });
@@ -41,9 +51,8 @@ function FatfEditor({ token, onRefused }: { token: string; onRefused: () => void
   const [draft, setDraft] = useState<FatfListings | null>(null);
   const [code, setCode] = useState('');
   const [level, setLevel] = useState<Level>('grey');
-  const [error, setError] = useState<unknown>(undefined);
+  const { busy, error, setError, run } = useAction();
   const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
   if (current.loading && !current.data) return <Loading label="Loading the FATF listings…" />;
   if (current.error || !current.data) return <ErrorBox error={current.error} />;
@@ -64,20 +73,20 @@ function FatfEditor({ token, onRefused }: { token: string; onRefused: () => void
     setDraft({ ...map, [c]: level });
     setCode('');
   };
-  const save = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      current.set(await putFatf(token, map));
-      setDraft(null);
-      setNotice('Saved: every process screens with the new listings');
-    } catch (e) {
-      if (refusedToken(e)) onRefused();
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const save = () =>
+    run(
+      async () => {
+        current.set(await putFatf(token, map));
+        setDraft(null);
+        setNotice('Saved: every process screens with the new listings');
+      },
+      {
+        onError: (e) => {
+          if (refusedToken(e)) onRefused();
+          return e;
+        },
+      },
+    );
 
   return (
     <>
@@ -116,52 +125,38 @@ function FatfEditor({ token, onRefused }: { token: string; onRefused: () => void
       {rows.length === 0 ? (
         <Empty>No country is listed.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table class="table table-compact">
-            <thead>
-              <tr>
-                <th scope="col">Country</th>
-                <th scope="col">Code</th>
-                <th scope="col">Listing</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map(([c, l]) => (
-                <tr key={c} data-country={c}>
-                  <td>{countryName(c)}</td>
-                  <td>
-                    <code>{c}</code>
-                  </td>
-                  <td>
-                    <select
-                      aria-label={`Listing of ${countryName(c)}`}
-                      value={l}
-                      onChange={(e) => setDraft({ ...map, [c]: e.currentTarget.value as Level })}
-                    >
-                      <option value="black">black</option>
-                      <option value="grey">grey</option>
-                    </select>
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      class="btn btn-small"
-                      onClick={() => {
-                        const { [c]: _gone, ...rest } = map;
-                        setDraft(rest);
-                      }}
-                    >
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Country', 'Code', 'Listing']} actions compact>
+          {rows.map(([c, l]) => (
+            <tr key={c} data-country={c}>
+              <td>{countryName(c)}</td>
+              <td>
+                <code>{c}</code>
+              </td>
+              <td>
+                <select
+                  aria-label={`Listing of ${countryName(c)}`}
+                  value={l}
+                  onChange={(e) => setDraft({ ...map, [c]: e.currentTarget.value as Level })}
+                >
+                  <option value="black">black</option>
+                  <option value="grey">grey</option>
+                </select>
+              </td>
+              <td>
+                <button
+                  type="button"
+                  class="btn btn-small"
+                  onClick={() => {
+                    const { [c]: _gone, ...rest } = map;
+                    setDraft(rest);
+                  }}
+                >
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <div class="row-actions">
         <button

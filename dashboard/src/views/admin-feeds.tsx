@@ -1,8 +1,20 @@
 import { useState } from 'preact/hooks';
 import { AdminTokenGate, refusedToken } from '../admin-token';
-import { ApiFailure, createFeed, type DatasetFeedOut, listFeeds, runFeed } from '../api';
+import { createFeed, type DatasetFeedOut, listFeeds, runFeed } from '../api';
 import { fmtRelative, fmtTime, shortId } from '../format';
-import { Badge, Empty, ErrorBox, Loading, Notice, PageHeader, useAsync, useFocusHeading } from '../ui';
+import {
+  Badge,
+  ErrorBox,
+  FormToggle,
+  issueAt,
+  ListTable,
+  Notice,
+  PageHeader,
+  TextField,
+  useAction,
+  useAsync,
+  useFocusHeading,
+} from '../ui';
 
 /** Engine formats (ingest/index.ts READERS) offered as suggestions; the API names the known ones on a typo. */
 const FORMAT_HINTS = [
@@ -57,74 +69,64 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
   const list = useAsync(() => listFeeds(token).catch(refused), [token]);
   const [creating, setCreating] = useState(false);
   const [f, setF] = useState<FeedForm>(EMPTY);
-  const [error, setError] = useState<unknown>(undefined);
+  const { busy, error, run } = useAction();
   const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const set = <K extends keyof FeedForm>(k: K, v: FeedForm[K]) => setF({ ...f, [k]: v });
-  const issueFor = (field: string) =>
-    error instanceof ApiFailure
-      ? error.issues
-          .filter((i) => i.loc.includes(field))
-          .map((i) => i.msg)
-          .join('; ')
-      : '';
+  const issueFor = (field: string) => issueAt(error, field);
 
-  const register = async (e: Event) => {
+  const onError = (e: unknown) => {
+    if (refusedToken(e)) onRefused();
+    return e;
+  };
+  const register = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const feed = await createFeed(token, {
-        ...(f.name.trim() ? { name: f.name.trim() } : {}),
-        format: f.format.trim(),
-        uri: f.uri.trim(),
-        interval_minutes: Number(f.interval_minutes),
-        promote: f.promote,
-        max_shrink_fraction: Number(f.max_shrink_fraction),
-      });
-      setNotice(`Registered “${feed.name}”: first fetch ${fmtRelative(feed.next_due_at)}`);
-      setF(EMPTY);
-      setCreating(false);
-      list.reload();
-    } catch (err) {
-      if (refusedToken(err)) onRefused();
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    return run(
+      async () => {
+        const feed = await createFeed(token, {
+          ...(f.name.trim() ? { name: f.name.trim() } : {}),
+          format: f.format.trim(),
+          uri: f.uri.trim(),
+          interval_minutes: Number(f.interval_minutes),
+          promote: f.promote,
+          max_shrink_fraction: Number(f.max_shrink_fraction),
+        });
+        setNotice(`Registered “${feed.name}”: first fetch ${fmtRelative(feed.next_due_at)}`);
+        setF(EMPTY);
+        setCreating(false);
+        list.reload();
+      },
+      { onError },
+    );
   };
-  const fetchNow = async (feed: DatasetFeedOut) => {
-    setError(undefined);
-    try {
-      await runFeed(token, feed.id);
-      setNotice(`“${feed.name}” is due now: the scheduler fetches it within moments`);
-      list.reload();
-    } catch (err) {
-      if (refusedToken(err)) onRefused();
-      setError(err);
-    }
-  };
+  const fetchNow = (feed: DatasetFeedOut) =>
+    run(
+      async () => {
+        await runFeed(token, feed.id);
+        setNotice(`“${feed.name}” is due now: the scheduler fetches it within moments`);
+        list.reload();
+      },
+      { busy: false, onError },
+    );
 
-  const input = (id: keyof FeedForm, label: string, props: Record<string, unknown> = {}) => (
-    <div class="field">
-      <label for={`feed-${id}`}>{label}</label>
-      <input
-        id={`feed-${id}`}
-        value={f[id]}
-        onInput={(e) => set(id, e.currentTarget.value as never)}
-        aria-invalid={!!issueFor(id)}
-        {...props}
-      />
-      {issueFor(id) && <small class="error-text">{issueFor(id)}</small>}
-    </div>
+  const input = (
+    id: 'name' | 'format' | 'interval_minutes' | 'max_shrink_fraction',
+    label: string,
+    props: Record<string, unknown> = {},
+  ) => (
+    <TextField
+      id={`feed-${id}`}
+      label={label}
+      value={f[id]}
+      onValue={(v) => set(id, v)}
+      issue={issueFor(id)}
+      {...props}
+    />
   );
 
   return (
     <>
       <div class="row-actions">
-        <button type="button" class="btn btn-primary" onClick={() => setCreating(!creating)}>
-          {creating ? 'Close the form' : 'Register a feed'}
-        </button>
+        <FormToggle open={creating} label="Register a feed" onToggle={() => setCreating(!creating)} />
         <button type="button" class="btn" onClick={list.reload}>
           Refresh
         </button>
@@ -141,17 +143,15 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
                 <option key={x} value={x} />
               ))}
             </datalist>
-            <div class="field field-wide">
-              <label for="feed-uri">Source URI (https://, s3:// or file://)</label>
-              <input
-                id="feed-uri"
-                value={f.uri}
-                required
-                onInput={(e) => set('uri', e.currentTarget.value)}
-                aria-invalid={!!issueFor('uri')}
-              />
-              {issueFor('uri') && <small class="error-text">{issueFor('uri')}</small>}
-            </div>
+            <TextField
+              id="feed-uri"
+              label="Source URI (https://, s3:// or file://)"
+              wide
+              value={f.uri}
+              required
+              onValue={(v) => set('uri', v)}
+              issue={issueFor('uri')}
+            />
             {input('interval_minutes', 'Fetch every (minutes)', { type: 'number', min: 1, max: 10080 })}
             <div class="field">
               <label for="feed-promote">New versions</label>
@@ -180,77 +180,52 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
         </form>
       )}
       {!creating && <ErrorBox error={error} title="The action was refused" />}
-      {list.loading && !list.data ? (
-        <Loading label="Loading feeds…" />
-      ) : list.error ? (
-        <ErrorBox error={list.error} />
-      ) : !list.data?.items.length ? (
-        <Empty>No feed is registered: lists are loaded only when an admin builds a version.</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Feed</th>
-                <th scope="col">Every</th>
-                <th scope="col">New versions</th>
-                <th scope="col">Last fetch</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Next due</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((feed) => (
-                <tr key={feed.id} data-feed-id={feed.id} data-last-status={feed.last_status ?? ''}>
-                  <td>
-                    {feed.name}
-                    <div class="muted small break">
-                      <code>{feed.format}</code> {feed.uri}
-                    </div>
-                  </td>
-                  <td>{feed.interval_minutes} min</td>
-                  <td>
-                    {feed.promote === 'auto' ? 'promoted automatically' : 'wait for an admin'}
-                    <div class="muted small">
-                      refused if &gt;{Math.round(feed.max_shrink_fraction * 100)}% smaller
-                    </div>
-                  </td>
-                  <td title={fmtTime(feed.last_checked_at)}>{fmtRelative(feed.last_checked_at)}</td>
-                  <td>
-                    {feed.enabled ? (
-                      <Badge
-                        value={feed.last_status ?? 'not fetched yet'}
-                        kind={feed.last_status ?? 'none'}
-                      />
-                    ) : (
-                      <Badge value="disabled" />
-                    )}
-                    {feed.last_error && <div class="error-text small">{feed.last_error}</div>}
-                    {feed.last_version_id && (
-                      <div class="muted small">
-                        version <code>{shortId(feed.last_version_id)}</code>
-                      </div>
-                    )}
-                  </td>
-                  <td title={fmtTime(feed.next_due_at)}>
-                    {feed.enabled ? fmtRelative(feed.next_due_at) : '—'}
-                  </td>
-                  <td>
-                    {feed.enabled && (
-                      <button type="button" class="btn btn-small" onClick={() => fetchNow(feed)}>
-                        Fetch now
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        list={list}
+        loading="Loading feeds…"
+        empty="No feed is registered: lists are loaded only when an admin builds a version."
+        columns={['Feed', 'Every', 'New versions', 'Last fetch', 'Outcome', 'Next due']}
+        actions
+        row={(feed) => (
+          <tr key={feed.id} data-feed-id={feed.id} data-last-status={feed.last_status ?? ''}>
+            <td>
+              {feed.name}
+              <div class="muted small break">
+                <code>{feed.format}</code> {feed.uri}
+              </div>
+            </td>
+            <td>{feed.interval_minutes} min</td>
+            <td>
+              {feed.promote === 'auto' ? 'promoted automatically' : 'wait for an admin'}
+              <div class="muted small">
+                refused if &gt;{Math.round(feed.max_shrink_fraction * 100)}% smaller
+              </div>
+            </td>
+            <td title={fmtTime(feed.last_checked_at)}>{fmtRelative(feed.last_checked_at)}</td>
+            <td>
+              {feed.enabled ? (
+                <Badge value={feed.last_status ?? 'not fetched yet'} kind={feed.last_status ?? 'none'} />
+              ) : (
+                <Badge value="disabled" />
+              )}
+              {feed.last_error && <div class="error-text small">{feed.last_error}</div>}
+              {feed.last_version_id && (
+                <div class="muted small">
+                  version <code>{shortId(feed.last_version_id)}</code>
+                </div>
+              )}
+            </td>
+            <td title={fmtTime(feed.next_due_at)}>{feed.enabled ? fmtRelative(feed.next_due_at) : '—'}</td>
+            <td>
+              {feed.enabled && (
+                <button type="button" class="btn btn-small" onClick={() => fetchNow(feed)}>
+                  Fetch now
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

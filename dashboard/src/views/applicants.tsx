@@ -15,10 +15,10 @@ import { href, navigate } from '../router';
 import {
   Badge,
   Confirm,
-  Empty,
   ErrorBox,
   Facts,
   hasRole,
+  ListTable,
   Loading,
   Notice,
   PageHeader,
@@ -102,44 +102,26 @@ export function Applicants() {
           Search
         </button>
       </form>
-      {list.loading && !list.data ? (
-        <Loading label="Searching…" />
-      ) : list.error ? (
-        <ErrorBox error={list.error} />
-      ) : !list.data?.items.length ? (
-        <Empty>{submitted ? `No applicant matches “${submitted}”.` : 'No applicants yet.'}</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Reference</th>
-                <th scope="col">Type</th>
-                <th scope="col">Status</th>
-                <th scope="col">Risk tier</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((a) => (
-                <tr key={a.id}>
-                  <td>
-                    <a href={href(`/applicants/${a.id}`)}>{displayName(a)}</a>
-                  </td>
-                  <td>{a.external_id ?? '—'}</td>
-                  <td>{a.entity_type}</td>
-                  <td>
-                    <Badge value={a.internal_status} />
-                  </td>
-                  <td>{a.risk_tier ?? '—'}</td>
-                  <td>{fmtTime(a.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        list={list}
+        loading="Searching…"
+        empty={submitted ? `No applicant matches “${submitted}”.` : 'No applicants yet.'}
+        columns={['Name', 'Reference', 'Type', 'Status', 'Risk tier', 'Created']}
+        row={(a) => (
+          <tr key={a.id}>
+            <td>
+              <a href={href(`/applicants/${a.id}`)}>{displayName(a)}</a>
+            </td>
+            <td>{a.external_id ?? '—'}</td>
+            <td>{a.entity_type}</td>
+            <td>
+              <Badge value={a.internal_status} />
+            </td>
+            <td>{a.risk_tier ?? '—'}</td>
+            <td>{fmtTime(a.created_at)}</td>
+          </tr>
+        )}
+      />
       <Pager next={list.data?.next_cursor} onNext={setCursor} />
     </section>
   );

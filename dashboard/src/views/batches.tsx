@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { MonitorCreateIn } from '../../../schemas/monitors.js';
 import {
-  ApiFailure,
   createMonitor,
   listBatches,
   listMonitors,
@@ -15,12 +14,15 @@ import { href } from '../router';
 import {
   Badge,
   can,
-  Empty,
   ErrorBox,
-  Loading,
+  FormToggle,
+  issueAt,
+  ListTable,
   Notice,
   PageHeader,
   Pager,
+  TextField,
+  useAction,
   useAsync,
   useFocusHeading,
   useSession,
@@ -90,51 +92,32 @@ export function Batches() {
           Refresh
         </button>
       </form>
-      {list.loading && !list.data ? (
-        <Loading label="Loading batches…" />
-      ) : list.error ? (
-        <ErrorBox error={list.error} />
-      ) : !list.data?.items.length ? (
-        <Empty>No batches yet: upload a customer CSV, or submit one through POST /v1/check_batches.</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Batch</th>
-                <th scope="col">Status</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Use case</th>
-                <th scope="col">Datasets</th>
-                <th scope="col">Created</th>
-                <th scope="col">Completed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((b) => (
-                <tr key={b.id}>
-                  <td>
-                    <a href={href(`/batches/${b.id}`)}>
-                      <code>{shortId(b.id)}</code>
-                    </a>
-                  </td>
-                  <td>
-                    <Badge value={b.status} />
-                    {b.error && <div class="error-text small">{b.error}</div>}
-                  </td>
-                  <td>
-                    <Progress done={b.completed_count} errors={b.error_count} total={b.subject_count} />
-                  </td>
-                  <td>{b.use_case}</td>
-                  <td>{b.datasets.join(', ')}</td>
-                  <td>{fmtTime(b.created_at)}</td>
-                  <td>{fmtTime(b.completed_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        list={list}
+        loading="Loading batches…"
+        empty="No batches yet: upload a customer CSV, or submit one through POST /v1/check_batches."
+        columns={['Batch', 'Status', 'Progress', 'Use case', 'Datasets', 'Created', 'Completed']}
+        row={(b) => (
+          <tr key={b.id}>
+            <td>
+              <a href={href(`/batches/${b.id}`)}>
+                <code>{shortId(b.id)}</code>
+              </a>
+            </td>
+            <td>
+              <Badge value={b.status} />
+              {b.error && <div class="error-text small">{b.error}</div>}
+            </td>
+            <td>
+              <Progress done={b.completed_count} errors={b.error_count} total={b.subject_count} />
+            </td>
+            <td>{b.use_case}</td>
+            <td>{b.datasets.join(', ')}</td>
+            <td>{fmtTime(b.created_at)}</td>
+            <td>{fmtTime(b.completed_at)}</td>
+          </tr>
+        )}
+      />
       <Pager next={list.data?.next_cursor} onNext={setCursor} />
     </section>
   );
@@ -166,18 +149,11 @@ const EMPTY_MONITOR: MonitorForm = {
 /** The new-monitor form: one subject, screened now (or at the first due time) and then every interval. */
 function NewMonitor({ onCreated }: { onCreated: (m: MonitorOut) => void }) {
   const [f, setF] = useState<MonitorForm>(EMPTY_MONITOR);
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const set = <K extends keyof MonitorForm>(k: K, v: MonitorForm[K]) => setF({ ...f, [k]: v });
-  const issues = error instanceof ApiFailure ? error.issues : [];
-  const issueFor = (field: string) =>
-    issues
-      .filter((i) => i.loc.includes(field))
-      .map((i) => i.msg)
-      .join('; ');
+  const issueFor = (field: string) => issueAt(error, field);
   const submit = async (e: Event) => {
     e.preventDefault();
-    setError(undefined);
     const dob = f.date_of_birth.trim();
     const subject: MonitorCreateIn['subjects'][number] = { name: f.name.trim(), type: f.type };
     if (dob) subject.date_of_birth = normalizeDob(dob) ?? dob; // the API names a malformed date
@@ -189,34 +165,26 @@ function NewMonitor({ onCreated }: { onCreated: (m: MonitorOut) => void }) {
       run_immediately: f.run_immediately,
       ...(f.external_id.trim() ? { external_id: f.external_id.trim() } : {}),
     };
-    setBusy(true);
-    try {
+    await run(async () => {
       const m = await createMonitor(body);
       setF(EMPTY_MONITOR);
       onCreated(m);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const field = (
-    id: keyof MonitorForm,
+    id: 'name' | 'date_of_birth' | 'nationality' | 'country' | 'external_id' | 'interval_hours',
     label: string,
     apiField: string,
     props: Record<string, unknown> = {},
   ) => (
-    <div class="field">
-      <label for={`mon-${id}`}>{label}</label>
-      <input
-        id={`mon-${id}`}
-        value={String(f[id])}
-        onInput={(e) => set(id, e.currentTarget.value as never)}
-        aria-invalid={!!issueFor(apiField)}
-        {...props}
-      />
-      {issueFor(apiField) && <small class="error-text">{issueFor(apiField)}</small>}
-    </div>
+    <TextField
+      id={`mon-${id}`}
+      label={label}
+      value={f[id]}
+      onValue={(v) => set(id, v)}
+      issue={issueFor(apiField)}
+      {...props}
+    />
   );
   return (
     <form class="card stack" onSubmit={submit} aria-labelledby="h-new-monitor">
@@ -274,7 +242,7 @@ export function Monitors() {
   const [search, setSearch] = useState('');
   const [submitted, setSubmitted] = useState('');
   const [cursor, setCursor] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
+  const { error, run } = useAction();
   const list = useAsync(
     () =>
       listMonitors({
@@ -285,25 +253,19 @@ export function Monitors() {
     [status, submitted, cursor],
   );
   useFocusHeading('monitors');
-  const toggle = async (m: MonitorOut) => {
-    setError(undefined);
-    try {
+  const toggle = (m: MonitorOut) =>
+    run(async () => {
       const next = await (m.status === 'paused' ? resumeMonitor(m.id) : pauseMonitor(m.id));
       setNotice(
         `${next.subjects[0]?.name ?? 'The monitor'} is ${next.status === 'paused' ? 'paused' : 'active again'}`,
       );
       list.reload();
-    } catch (e) {
-      setError(e);
-    }
-  };
+    });
   return (
     <section aria-labelledby="page-title">
       <PageHeader title="Monitors">
         {can(session, 'createMonitor', 'POST') && (
-          <button type="button" class="btn btn-primary" onClick={() => setCreating(!creating)}>
-            {creating ? 'Close the form' : 'New monitor'}
-          </button>
+          <FormToggle open={creating} label="New monitor" onToggle={() => setCreating(!creating)} />
         )}
       </PageHeader>
       <Notice text={notice} onClose={() => setNotice(null)} />
@@ -354,68 +316,46 @@ export function Monitors() {
         </button>
       </form>
       <ErrorBox error={error} title="The action was refused" />
-      {list.loading && !list.data ? (
-        <Loading label="Loading monitors…" />
-      ) : list.error ? (
-        <ErrorBox error={list.error} />
-      ) : !list.data?.items.length ? (
-        <Empty>No monitors match.</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Subject</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last screened</th>
-                <th scope="col">Dataset version</th>
-                <th scope="col">Next due</th>
-                <th scope="col">Every</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((m) => (
-                <tr key={m.id} data-monitor-id={m.id}>
-                  <td>
-                    {m.subjects.map((s) => s.name).join(', ') || shortId(m.id)}
-                    <div class="muted small">
-                      {m.external_id ?? ''}{' '}
-                      {m.applicant_id && <a href={href(`/applicants/${m.applicant_id}`)}>applicant</a>}
-                    </div>
-                  </td>
-                  <td>
-                    <Badge value={m.status} />
-                    {m.failure_reason && <div class="error-text small">{m.failure_reason}</div>}
-                  </td>
-                  <td title={fmtTime(m.last_checked_at)}>{fmtRelative(m.last_checked_at)}</td>
-                  <td>
-                    <code>{shortId(m.last_dataset_partition)}</code>
-                  </td>
-                  <td title={fmtTime(m.next_due_at)}>
-                    {m.status === 'active' ? fmtRelative(m.next_due_at) : '—'}
-                  </td>
-                  <td>{m.interval_hours} h</td>
-                  <td>
-                    {mayPause && m.status !== 'failed' && (
-                      <button
-                        type="button"
-                        class="btn btn-small"
-                        data-monitor-toggle={m.id}
-                        onClick={() => toggle(m)}
-                      >
-                        {m.status === 'paused' ? 'Resume' : 'Pause'}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        list={list}
+        loading="Loading monitors…"
+        empty="No monitors match."
+        columns={['Subject', 'Status', 'Last screened', 'Dataset version', 'Next due', 'Every']}
+        actions
+        row={(m) => (
+          <tr key={m.id} data-monitor-id={m.id}>
+            <td>
+              {m.subjects.map((s) => s.name).join(', ') || shortId(m.id)}
+              <div class="muted small">
+                {m.external_id ?? ''}{' '}
+                {m.applicant_id && <a href={href(`/applicants/${m.applicant_id}`)}>applicant</a>}
+              </div>
+            </td>
+            <td>
+              <Badge value={m.status} />
+              {m.failure_reason && <div class="error-text small">{m.failure_reason}</div>}
+            </td>
+            <td title={fmtTime(m.last_checked_at)}>{fmtRelative(m.last_checked_at)}</td>
+            <td>
+              <code>{shortId(m.last_dataset_partition)}</code>
+            </td>
+            <td title={fmtTime(m.next_due_at)}>{m.status === 'active' ? fmtRelative(m.next_due_at) : '—'}</td>
+            <td>{m.interval_hours} h</td>
+            <td>
+              {mayPause && m.status !== 'failed' && (
+                <button
+                  type="button"
+                  class="btn btn-small"
+                  data-monitor-toggle={m.id}
+                  onClick={() => toggle(m)}
+                >
+                  {m.status === 'paused' ? 'Resume' : 'Pause'}
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       <Pager next={list.data?.next_cursor} onNext={setCursor} />
     </section>
   );

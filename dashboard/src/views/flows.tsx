@@ -7,10 +7,10 @@ import { href } from '../router';
 import {
   Badge,
   Confirm,
-  Empty,
   ErrorBox,
   Facts,
   hasRole,
+  ListTable,
   Loading,
   Notice,
   PageHeader,
@@ -95,48 +95,29 @@ export function Flows() {
           Refresh
         </button>
       </form>
-      {list.loading && !list.data ? (
-        <Loading label="Loading flows…" />
-      ) : list.error ? (
-        <ErrorBox error={list.error} />
-      ) : !list.data?.items.length ? (
-        <Empty>No flows match these filters.</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Flow</th>
-                <th scope="col">Status</th>
-                <th scope="col">Decision</th>
-                <th scope="col">Reason codes</th>
-                <th scope="col">Type</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((f) => (
-                <tr key={f.id}>
-                  <td>
-                    <a href={href(`/flows/${f.id}`)}>
-                      <code>{shortId(f.id)}</code>
-                    </a>
-                  </td>
-                  <td>
-                    <Badge value={f.status} />
-                  </td>
-                  <td>{f.decision ? <Badge value={f.decision} /> : <span class="muted">—</span>}</td>
-                  <td class="codes">{f.decision_reason_codes.join(', ') || '—'}</td>
-                  <td>{f.type}</td>
-                  <td>{f.execution_mode}</td>
-                  <td>{fmtTime(f.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        list={list}
+        loading="Loading flows…"
+        empty="No flows match these filters."
+        columns={['Flow', 'Status', 'Decision', 'Reason codes', 'Type', 'Mode', 'Created']}
+        row={(f) => (
+          <tr key={f.id}>
+            <td>
+              <a href={href(`/flows/${f.id}`)}>
+                <code>{shortId(f.id)}</code>
+              </a>
+            </td>
+            <td>
+              <Badge value={f.status} />
+            </td>
+            <td>{f.decision ? <Badge value={f.decision} /> : <span class="muted">—</span>}</td>
+            <td class="codes">{f.decision_reason_codes.join(', ') || '—'}</td>
+            <td>{f.type}</td>
+            <td>{f.execution_mode}</td>
+            <td>{fmtTime(f.created_at)}</td>
+          </tr>
+        )}
+      />
       <Pager next={list.data?.next_cursor} onNext={setCursor} />
     </section>
   );

@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { EventType } from '../../../schemas/events.js';
 import {
-  ApiFailure,
   createWebhook,
   listDeliveries,
   listWebhooks,
@@ -17,11 +16,14 @@ import {
   Badge,
   Confirm,
   can,
-  Empty,
   ErrorBox,
-  Loading,
+  FormToggle,
+  issueAt,
+  ListTable,
   Notice,
   PageHeader,
+  TextField,
+  useAction,
   useAsync,
   useFocusHeading,
   useSession,
@@ -83,42 +85,27 @@ function SecretOnce({ endpoint, onDone }: { endpoint: WebhookEndpointOut; onDone
 function NewEndpoint({ onCreated }: { onCreated: (e: WebhookEndpointOut) => void }) {
   const [url, setUrl] = useState('https://');
   const [events, setEvents] = useState<string[]>([]);
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
-  const urlIssue =
-    error instanceof ApiFailure
-      ? error.issues
-          .filter((i) => i.loc.includes('url'))
-          .map((i) => i.msg)
-          .join('; ')
-      : '';
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const urlIssue = issueAt(error, 'url');
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      onCreated(await createWebhook({ url: url.trim(), events: events as EventType[] }));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    return run(async () =>
+      onCreated(await createWebhook({ url: url.trim(), events: events as EventType[] })),
+    );
   };
   return (
     <form class="card stack" onSubmit={submit} aria-labelledby="h-new-endpoint">
       <h2 id="h-new-endpoint">New webhook endpoint</h2>
-      <div class="field field-wide">
-        <label for="wh-url">Endpoint URL</label>
-        <input
-          id="wh-url"
-          type="url"
-          required
-          value={url}
-          onInput={(e) => setUrl(e.currentTarget.value)}
-          aria-invalid={!!urlIssue}
-        />
-        {urlIssue && <small class="error-text">{urlIssue}</small>}
-      </div>
+      <TextField
+        id="wh-url"
+        label="Endpoint URL"
+        wide
+        type="url"
+        required
+        value={url}
+        onValue={setUrl}
+        issue={urlIssue}
+      />
       <fieldset class="checks-inline">
         <legend>Events</legend>
         {EVENTS.map((ev) => (
@@ -147,23 +134,19 @@ function NewEndpoint({ onCreated }: { onCreated: (e: WebhookEndpointOut) => void
 function Deliveries({ endpoint, onNotice }: { endpoint: WebhookEndpointOut; onNotice: (t: string) => void }) {
   const session = useSession();
   const list = useAsync(() => listDeliveries(endpoint.id), [endpoint.id]);
-  const [error, setError] = useState<unknown>(undefined);
+  const { error, run } = useAction();
   const waiting = (list.data?.items ?? []).some((d) => d.status === 'pending');
   useEffect(() => {
     if (!waiting) return;
     const t = window.setInterval(list.reload, 2000);
     return () => window.clearInterval(t);
   }, [waiting, list.reload]);
-  const again = async (d: WebhookDeliveryOut) => {
-    setError(undefined);
-    try {
+  const again = (d: WebhookDeliveryOut) =>
+    run(async () => {
       await redeliver(endpoint.id, d.id);
       onNotice(`Redelivery of ${d.event_type} queued`);
       list.reload();
-    } catch (e) {
-      setError(e);
-    }
-  };
+    });
   const mayRedeliver = can(session, 'redeliverWebhook', 'POST');
   return (
     <section class="card" aria-labelledby="h-deliveries">
@@ -174,57 +157,37 @@ function Deliveries({ endpoint, onNotice }: { endpoint: WebhookEndpointOut; onNo
         </button>
       </h2>
       <ErrorBox error={error} title="Redelivery refused" />
-      {list.loading && !list.data ? (
-        <Loading />
-      ) : list.error ? (
-        <ErrorBox error={list.error} />
-      ) : !list.data?.items.length ? (
-        <Empty>No deliveries yet.</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table class="table table-compact">
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-                <th scope="col">Next attempt</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((d) => (
-                <tr key={d.id} data-delivery-id={d.id} data-status={d.status}>
-                  <td>
-                    {d.event_type}
-                    <div class="muted small">
-                      <code>{shortId(d.event_id)}</code>
-                    </div>
-                  </td>
-                  <td>
-                    <Badge value={d.status} />
-                  </td>
-                  <td class="num">{d.attempts}</td>
-                  <td>{d.last_status_code ? `HTTP ${d.last_status_code}` : (d.last_error ?? '—')}</td>
-                  <td>{fmtTime(d.next_attempt_at)}</td>
-                  <td>{fmtTime(d.created_at)}</td>
-                  <td>
-                    {mayRedeliver && endpoint.enabled && (
-                      <button type="button" class="btn btn-small" onClick={() => again(d)}>
-                        Redeliver
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        list={list}
+        empty="No deliveries yet."
+        columns={['Event', 'Status', 'Attempts', 'Last answer', 'Next attempt', 'Created']}
+        actions
+        compact
+        row={(d) => (
+          <tr key={d.id} data-delivery-id={d.id} data-status={d.status}>
+            <td>
+              {d.event_type}
+              <div class="muted small">
+                <code>{shortId(d.event_id)}</code>
+              </div>
+            </td>
+            <td>
+              <Badge value={d.status} />
+            </td>
+            <td class="num">{d.attempts}</td>
+            <td>{d.last_status_code ? `HTTP ${d.last_status_code}` : (d.last_error ?? '—')}</td>
+            <td>{fmtTime(d.next_attempt_at)}</td>
+            <td>{fmtTime(d.created_at)}</td>
+            <td>
+              {mayRedeliver && endpoint.enabled && (
+                <button type="button" class="btn btn-small" onClick={() => again(d)}>
+                  Redeliver
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
@@ -235,44 +198,34 @@ export function AdminWebhooks({ endpointId }: { endpointId: string | undefined }
   const [creating, setCreating] = useState(false);
   const [secret, setSecret] = useState<WebhookEndpointOut | null>(null);
   const [rotating, setRotating] = useState<WebhookEndpointOut | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(undefined);
+  const { busy, error, setError, run } = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   useFocusHeading('webhooks');
   const current = list.data?.items.find((w) => w.id === endpointId);
 
   const rotate = async () => {
     if (!rotating) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       setSecret(await rotateWebhookSecret(rotating.id));
       setRotating(null);
       setNotice('Rotated: the previous secret keeps signing beside the new one for 24 hours');
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
-  const toggle = async (w: WebhookEndpointOut) => {
-    setError(undefined);
-    try {
-      const next = await setWebhookEnabled(w.id, !w.enabled);
-      setNotice(`${next.url} is ${next.enabled ? 'enabled' : 'disabled'}`);
-      list.reload();
-    } catch (e) {
-      setError(e);
-    }
-  };
+  const toggle = (w: WebhookEndpointOut) =>
+    run(
+      async () => {
+        const next = await setWebhookEnabled(w.id, !w.enabled);
+        setNotice(`${next.url} is ${next.enabled ? 'enabled' : 'disabled'}`);
+        list.reload();
+      },
+      { busy: false },
+    );
 
   return (
     <section aria-labelledby="page-title">
       <PageHeader title="Webhook endpoints">
         {can(session, 'createWebhookEndpoint', 'POST') && (
-          <button type="button" class="btn btn-primary" onClick={() => setCreating(!creating)}>
-            {creating ? 'Close the form' : 'New endpoint'}
-          </button>
+          <FormToggle open={creating} label="New endpoint" onToggle={() => setCreating(!creating)} />
         )}
       </PageHeader>
       <Notice text={notice} onClose={() => setNotice(null)} />
@@ -287,64 +240,45 @@ export function AdminWebhooks({ endpointId }: { endpointId: string | undefined }
         />
       )}
       <ErrorBox error={error} title="The action was refused" />
-      {list.loading && !list.data ? (
-        <Loading />
-      ) : list.error ? (
-        <ErrorBox error={list.error} />
-      ) : !list.data?.items.length ? (
-        <Empty>No webhook endpoints yet.</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((w) => (
-                <tr key={w.id} data-endpoint-id={w.id} class={w.id === endpointId ? 'row-current' : ''}>
-                  <td class="break">{w.url}</td>
-                  <td class="codes">{w.events.join(', ')}</td>
-                  <td>
-                    <Badge value={w.enabled ? 'enabled' : 'disabled'} />
-                    {w.disabled_reason && <div class="error-text small">{w.disabled_reason}</div>}
-                  </td>
-                  <td>{fmtTime(w.created_at)}</td>
-                  <td class="row-actions">
-                    <a class="btn btn-small" href={href(`/admin/webhooks/${w.id}`)}>
-                      Delivery log
-                    </a>
-                    {can(session, 'rotateWebhookSecret', 'POST') && (
-                      <button
-                        type="button"
-                        class="btn btn-small"
-                        onClick={() => {
-                          setError(undefined);
-                          setRotating(w);
-                        }}
-                      >
-                        Rotate secret
-                      </button>
-                    )}
-                    {can(session, 'updateWebhookEndpoint', 'PATCH') && (
-                      <button type="button" class="btn btn-small" onClick={() => toggle(w)}>
-                        {w.enabled ? 'Disable' : 'Enable'}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        list={list}
+        empty="No webhook endpoints yet."
+        columns={['URL', 'Events', 'State', 'Created']}
+        actions
+        row={(w) => (
+          <tr key={w.id} data-endpoint-id={w.id} class={w.id === endpointId ? 'row-current' : ''}>
+            <td class="break">{w.url}</td>
+            <td class="codes">{w.events.join(', ')}</td>
+            <td>
+              <Badge value={w.enabled ? 'enabled' : 'disabled'} />
+              {w.disabled_reason && <div class="error-text small">{w.disabled_reason}</div>}
+            </td>
+            <td>{fmtTime(w.created_at)}</td>
+            <td class="row-actions">
+              <a class="btn btn-small" href={href(`/admin/webhooks/${w.id}`)}>
+                Delivery log
+              </a>
+              {can(session, 'rotateWebhookSecret', 'POST') && (
+                <button
+                  type="button"
+                  class="btn btn-small"
+                  onClick={() => {
+                    setError(undefined);
+                    setRotating(w);
+                  }}
+                >
+                  Rotate secret
+                </button>
+              )}
+              {can(session, 'updateWebhookEndpoint', 'PATCH') && (
+                <button type="button" class="btn btn-small" onClick={() => toggle(w)}>
+                  {w.enabled ? 'Disable' : 'Enable'}
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       {current && <Deliveries endpoint={current} onNotice={setNotice} />}
       <Confirm
         open={rotating !== null}
