@@ -36,6 +36,8 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   createMonitor: 'analyst',
   listMonitors: 'analyst',
   getMonitor: 'analyst',
+  pauseMonitor: 'supervisor',
+  resumeMonitor: 'supervisor',
   deleteMonitor: 'supervisor',
   // tenant-wide configuration
   getCheckPolicy: 'analyst',

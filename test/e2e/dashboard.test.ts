@@ -334,7 +334,7 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     await signOut();
   });
 
-  it('an analyst creates a monitor (pausing is an admin action); an admin pauses and resumes it', async () => {
+  it('an analyst creates a monitor (pausing needs a supervisor); an admin pauses and resumes it', async () => {
     await signIn('analyst');
     await page.getByRole('link', { name: 'Monitors', exact: true }).click();
     await page.getByRole('button', { name: 'New monitor' }).click();

@@ -10,6 +10,7 @@ let origin: string;
 const cookies: Partial<Record<Role, string>> = {};
 const PASSWORD = 'correct horse battery staple';
 let applicantId: string;
+const NO_MONITOR = '00000000-0000-4000-8000-00000000000m'.replace('m', '0');
 let flowId: string;
 
 async function createOperator(tenant: Tenant, email: string, role: Role) {
@@ -246,6 +247,10 @@ describe('role × endpoint table', () => {
     ['createNativeApp', 'POST', () => '/v1/native-apps', { platform: 'ios' }, 'admin'],
     ['listNativeApps', 'GET', () => '/v1/native-apps', undefined, 'analyst'],
     ['listAuditEvents', 'GET', () => '/v1/audit_events', undefined, 'admin'],
+    // no such monitor: an allowed role gets 404, a refused one 403
+    ['pauseMonitor', 'POST', () => `/v1/monitors/${NO_MONITOR}/pause`, undefined, 'supervisor'],
+    ['resumeMonitor', 'POST', () => `/v1/monitors/${NO_MONITOR}/resume`, undefined, 'supervisor'],
+    ['deleteMonitor', 'DELETE', () => `/v1/monitors/${NO_MONITOR}`, undefined, 'supervisor'],
     ['getCurrentSession', 'GET', () => '/v1/sessions/current', undefined, 'analyst'],
   ];
   const rank: Record<Role, number> = { analyst: 1, supervisor: 2, admin: 3 };
