@@ -41,6 +41,7 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   deleteMonitor: 'supervisor',
   // tenant-wide configuration
   getCheckPolicy: 'analyst',
+  listDatasetVersionsForTenant: 'analyst',
   updateCheckPolicy: 'admin',
   listFlowTemplates: 'analyst',
   getFlowTemplate: 'analyst',

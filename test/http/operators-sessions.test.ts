@@ -290,6 +290,18 @@ describe('role × endpoint table', () => {
     }
   });
 
+  it('names every operation an operator session can call (none falls back to the default rule)', async () => {
+    type Op = { operationId?: string; security?: Record<string, unknown>[] };
+    const doc = (await call<{ paths: Record<string, Record<string, Op>> }>(t.url, 'GET', '/openapi.json'))
+      .body;
+    const reachable = Object.values(doc.paths)
+      .flatMap((ops) => Object.values(ops))
+      .filter((op) => op.security?.some((s) => 'operatorSession' in s))
+      .map((op) => op.operationId ?? '?');
+    expect(reachable.length).toBeGreaterThan(40);
+    expect(reachable.filter((id) => !(id in OPERATION_ROLES))).toEqual([]);
+  });
+
   it('the table agrees with the authorization module', () => {
     for (const [name, , , , lowest] of table) {
       const op = name.split(' ')[0] ?? '';
