@@ -1,6 +1,6 @@
 // The canonical entity model every list format is parsed into. The matcher indexes these;
 // the server stores them per dataset version. Keep it JSON-serialisable.
-import { AML_DATASET_VALUES } from '../schemas/common.js';
+import { AML_DATASET_VALUES } from '../schemas/aml-datasets.js';
 
 /** The AML datasets an entity can belong to: the API's list (schemas/common.ts), in the index's bit order. */
 export const AML_DATASETS = AML_DATASET_VALUES;

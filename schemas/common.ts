@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { AML_DATASET_VALUES } from './aml-datasets.js';
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp' });
@@ -6,15 +7,7 @@ export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const AML_DATASET_VALUES = [
-  'sanctions',
-  'pep',
-  'pep_rca',
-  'wanted',
-  'debarment',
-  'soe',
-  'crypto_wallets',
-] as const;
+export { AML_DATASET_VALUES };
 export const AmlDataset = Type.Unsafe<(typeof AML_DATASET_VALUES)[number]>({
   type: 'string',
   enum: [...AML_DATASET_VALUES],

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { AML_DATASET_VALUES } from '../../../schemas/aml-datasets.js';
 import type { AmlDataset } from '../../../schemas/common.js';
 import { ApiFailure, type CheckOut, createBatch, getBatch, listChecks } from '../api';
 import { buildRecords, guessMapping, MAPPABLE, type MappedField, type Mapping } from '../batch-mapping';
@@ -7,15 +8,6 @@ import { fmtNumber, fmtScore, fmtTime, humanize, shortId } from '../format';
 import { href, navigate } from '../router';
 import { Badge, Empty, ErrorBox, Facts, Loading, PageHeader, useAsync, useFocusHeading } from '../ui';
 
-export const AML_DATASETS = [
-  'sanctions',
-  'pep',
-  'pep_rca',
-  'wanted',
-  'debarment',
-  'soe',
-  'crypto_wallets',
-] as const satisfies readonly AmlDataset[];
 const USE_CASES = ['lookback', 'onboarding', 'ongoing', 'payment'] as const;
 const MAX_SHOWN_PROBLEMS = 50;
 
@@ -156,7 +148,7 @@ export function NewBatch() {
             </div>
             <fieldset class="checks-inline">
               <legend>Datasets (none ticked: the check policy’s defaults)</legend>
-              {AML_DATASETS.map((d) => (
+              {AML_DATASET_VALUES.map((d) => (
                 <label key={d}>
                   <input
                     type="checkbox"
