@@ -132,6 +132,8 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
 
   async function signIn(who: keyof typeof users) {
+    // start signed out, whatever the previous test left behind (a failed test must not take the next one down)
+    await page.context().clearCookies();
     await page.goto(`${t.url}/dashboard/login?tenant=${tenant.id}`);
     await page.getByLabel('Workspace ID').fill(tenant.id);
     await page.getByLabel('E-mail').fill(users[who].email);
