@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { AmlDataset } from '../../../schemas/common.js';
+import { AML_DATASET_VALUES } from '../../../schemas/aml-datasets.js';
 import type { CheckPolicyIn } from '../../../schemas/policy.js';
 import {
   ApiFailure,
@@ -26,16 +26,6 @@ import {
   useFocusHeading,
   useSession,
 } from '../ui';
-
-const DATASETS = [
-  'sanctions',
-  'pep',
-  'pep_rca',
-  'wanted',
-  'debarment',
-  'soe',
-  'crypto_wallets',
-] as const satisfies readonly AmlDataset[];
 
 interface PolicyForm {
   default_datasets: string[];
@@ -134,7 +124,7 @@ export function AdminPolicy() {
       <form class="card stack" onSubmit={save} aria-labelledby="page-title">
         <fieldset class="checks-inline">
           <legend>Default datasets</legend>
-          {DATASETS.map((d) => (
+          {AML_DATASET_VALUES.map((d) => (
             <label key={d}>
               <input
                 type="checkbox"
