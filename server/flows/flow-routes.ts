@@ -61,12 +61,14 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
             'Flow created: the flow (shape A) for a secret key or an operator session, the redacted flow (its own ' +
             'media type) for a publishable key',
           content: { 'application/json': FlowOut, [REDACTED_FLOW_MEDIA_TYPE]: RedactedFlowOut },
+          headers: ['RateLimit', 'RateLimit-Policy'],
         },
         402: E402,
         403: E403,
         429: {
           description: 'Publishable key rate limit (RateLimit and Retry-After headers)',
           schema: ErrorEnvelope,
+          headers: ['RateLimit', 'RateLimit-Policy'],
         },
         503: { description: 'Matcher overloaded or no dataset loaded', schema: ErrorEnvelope },
       },

@@ -4,7 +4,7 @@ import { EVENT_CATALOGUE, EVENT_TYPES, eventEnvelope } from '../../schemas/event
 import type { AuthMode } from '../auth/principal.js';
 import { SESSION_COOKIE } from '../auth/sessions.js';
 import { ERRORS, type ErrorCode } from '../errors.js';
-import type { CompiledRoute, ResponseDoc, RouteSpec } from './router.js';
+import type { CompiledRoute, ResponseDoc, ResponseHeader, RouteSpec } from './router.js';
 
 const JSON_TYPE = 'application/json';
 
@@ -206,7 +206,7 @@ function answers(spec: RouteSpec<TSchema, TSchema, TSchema>): [string, ResponseD
 }
 
 /** Response headers the HTTP layer sets (components.headers), and the statuses that carry them. */
-const HEADERS: Record<string, { description: string; schema: Json }> = {
+const HEADERS = {
   'X-Request-Id': {
     description: "This request's id (the client's own when well-formed); every log line about it carries it",
     schema: { type: 'string' },
@@ -216,7 +216,17 @@ const HEADERS: Record<string, { description: string; schema: Json }> = {
     description: 'Seconds to wait before trying again (absent on a 503 while no dataset version is loaded)',
     schema: { type: 'integer', minimum: 0 },
   },
-};
+  RateLimit: {
+    description:
+      'Publishable keys: what is left of the limit for this key and client IP, e.g. `"publishable";r=59;t=60` ' +
+      '(r: requests remaining, t: seconds until the window frees one; IETF RateLimit header fields draft)',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'Publishable keys: the limit, e.g. `"publishable";q=60;w=60` (q requests per w seconds)',
+    schema: { type: 'string' },
+  },
+} satisfies Record<string, { description: string; schema: Json }> & Record<ResponseHeader, unknown>;
 const STATUS_HEADERS: Record<string, string[]> = {
   '405': ['Allow'],
   '429': ['Retry-After'],
@@ -226,7 +236,7 @@ const STATUS_HEADERS: Record<string, string[]> = {
 function responseObject(status: string, doc: ResponseDoc, c: SchemaComponents): Json {
   const content: Record<string, TSchema> = doc.content ?? (doc.schema ? { [JSON_TYPE]: doc.schema } : {});
   const entries = Object.entries(content);
-  const headers = ['X-Request-Id', ...(STATUS_HEADERS[status] ?? [])];
+  const headers = ['X-Request-Id', ...(STATUS_HEADERS[status] ?? []), ...(doc.headers ?? [])];
   return {
     description: doc.description,
     headers: Object.fromEntries(headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])),

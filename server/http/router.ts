@@ -48,7 +48,12 @@ export interface ResponseDoc {
   schema?: TSchema;
   /** instead of schema: the body by media type, when an answer has more than one (e.g. one per credential) */
   content?: Record<string, TSchema>;
+  /** response headers this route sets beyond the HTTP layer's own (names from components.headers in openapi.ts) */
+  headers?: ResponseHeader[];
 }
+
+/** Response headers a route may name in its ResponseDoc (each documented once in server/http/openapi.ts). */
+export type ResponseHeader = 'RateLimit' | 'RateLimit-Policy';
 
 export interface RouteSpec<
   TB extends TSchema = TUnknown,

@@ -120,6 +120,13 @@ describe('/openapi.json for client generators', () => {
     expect(create.responses['429']?.headers).toEqual({
       'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
       'Retry-After': { $ref: '#/components/headers/Retry-After' },
+      RateLimit: { $ref: '#/components/headers/RateLimit' },
+      'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+    });
+    expect(create.responses['201']?.headers).toEqual({
+      'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+      RateLimit: { $ref: '#/components/headers/RateLimit' },
+      'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
     });
     expect(create.responses['201']?.content).toEqual({
       'application/json': { schema: { $ref: '#/components/schemas/Flow' } },
