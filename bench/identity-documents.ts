@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { DocumentReading, MrzFields } from '../identity/document/index.js';
 import { machine, SHARED_DATA } from './harness.js';
+import { SPECIMEN_TD2, SPECIMEN_TD3 } from './mrz-specimens.js';
 
 const DOCS = path.join(SHARED_DATA, 'documents', 'passporteye');
 if (!existsSync(path.join(DOCS, 'testdata'))) {
@@ -208,32 +209,12 @@ const BY_EYE: Record<string, Partial<MrzFields>> = {
   },
 };
 
-const TD3: MrzFields = {
-  format: 'TD3',
-  document_type: 'P',
-  issuing_country: 'UTO',
-  document_number: 'L898902C3',
-  surname: 'ERIKSSON',
-  given_names: 'ANNA MARIA',
-  nationality: 'UTO',
-  birth_date: '1974-08-12',
-  sex: 'F',
-  expiry_date: '2012-04-15',
-  optional_data: 'ZE184226B',
-};
-const TD2: MrzFields = {
-  ...TD3,
-  format: 'TD2',
-  document_type: 'I',
-  document_number: 'D23145890',
-  optional_data: null,
-};
 /** mrz_test.py's expectations, as our fields */
 const SPECIMENS: Record<string, MrzFields> = {
-  'tests/passport-td3.jpg': TD3,
-  'tests/passport-td3.png': TD3,
-  'tests/passport-td2.jpg': TD2,
-  'tests/passport-td2.png': TD2,
+  'tests/passport-td3.jpg': SPECIMEN_TD3,
+  'tests/passport-td3.png': SPECIMEN_TD3,
+  'tests/passport-td2.jpg': SPECIMEN_TD2,
+  'tests/passport-td2.png': SPECIMEN_TD2,
 };
 
 interface Result {

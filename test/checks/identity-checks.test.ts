@@ -1,23 +1,13 @@
 // The document and selfie checks over readings (no OCR here: the HTTP tests read real images).
 import { describe, expect, it } from 'vitest';
+import { SPECIMEN_TD3 } from '../../bench/mrz-specimens.js';
 import type { DocumentReading, MrzFields } from '../../identity/document/index.js';
 import { documentCheck, mrzDocumentType } from '../../server/checks/types/document.js';
 import { selfieCheck } from '../../server/checks/types/selfie.js';
 import type { IdentityInputs, ReadUpload } from '../../server/identity/identity-inputs.js';
 
-const mrz: MrzFields = {
-  format: 'TD3',
-  document_type: 'P',
-  issuing_country: 'UTO',
-  document_number: 'L898902C3',
-  surname: 'ERIKSSON',
-  given_names: 'ANNA MARIA',
-  nationality: 'UTO',
-  birth_date: '1974-08-12',
-  sex: 'F',
-  expiry_date: '2030-04-15',
-  optional_data: null,
-};
+// the ICAO specimen, not yet expired
+const mrz: MrzFields = { ...SPECIMEN_TD3, expiry_date: '2030-04-15', optional_data: null };
 const quality = { width: 1300, height: 900, blur: 2000, glare: 0, ok: true, reasons: [] };
 const face = (x: number, embedding: number[], liveness: number | null = 0.8) => ({
   box: { x, y: 0, width: 100, height: 120 },

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SPECIMEN_TD2, SPECIMEN_TD3 } from '../../bench/mrz-specimens.js';
 import {
   createDocumentReader,
   type DocumentReader,
@@ -31,28 +32,8 @@ const TD3_LINES = [
 ];
 const TD2_LINES = ['I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<', 'D231458907UTO7408122F1204159<<<<<<<6'];
 
-// mrz_test.py: number, dates, names, sex, countries; personal number 'ZE184226B<<<<<' (TD3) and optional1
-// '<<<<<<<' (TD2, i.e. empty)
-const TD3: MrzFields = {
-  format: 'TD3',
-  document_type: 'P',
-  issuing_country: 'UTO',
-  document_number: 'L898902C3',
-  surname: 'ERIKSSON',
-  given_names: 'ANNA MARIA',
-  nationality: 'UTO',
-  birth_date: '1974-08-12',
-  sex: 'F',
-  expiry_date: '2012-04-15',
-  optional_data: 'ZE184226B',
-};
-const TD2: MrzFields = {
-  ...TD3,
-  format: 'TD2',
-  document_type: 'I',
-  document_number: 'D23145890',
-  optional_data: null,
-};
+// mrz_test.py: number, dates, names, sex, countries; personal number 'ZE184226B<<<<<' (SPECIMEN_TD3) and optional1
+// '<<<<<<<' (SPECIMEN_TD2, i.e. empty)
 
 describe('MRZ text: check digits, repair, parsing', () => {
   it('computes ICAO check digits', () => {
@@ -62,12 +43,12 @@ describe('MRZ text: check digits, repair, parsing', () => {
     expect(checkDigit('<<<<<<<<<<<<<<')).toBe(0);
   });
 
-  it('parses TD3 and TD2 with every check digit', () => {
+  it('parses SPECIMEN_TD3 and SPECIMEN_TD2 with every check digit', () => {
     const td3 = parseLines('TD3', TD3_LINES);
-    expect(td3?.fields).toEqual(TD3);
+    expect(td3?.fields).toEqual(SPECIMEN_TD3);
     expect(td3?.check_digits_valid).toBe(true);
     const td2 = parseLines('TD2', TD2_LINES);
-    expect(td2?.fields).toEqual(TD2);
+    expect(td2?.fields).toEqual(SPECIMEN_TD2);
     expect(td2?.check_digits_valid).toBe(true);
     const bad = parseLines('TD3', [TD3_LINES[0] as string, 'L898902C37UTO7408122F1204159ZE184226B<<<<<10']);
     expect(bad?.check_digits_valid).toBe(false);
@@ -83,7 +64,7 @@ describe('MRZ text: check digits, repair, parsing', () => {
     const [c] = findCandidates(read.join('\n'));
     expect(c?.format).toBe('TD3');
     const r = readCandidate(c as NonNullable<typeof c>);
-    expect(r?.fields).toEqual(TD3);
+    expect(r?.fields).toEqual(SPECIMEN_TD3);
     expect(r?.check_digits_valid).toBe(true);
     expect(r?.changes).toBe(4);
   });
@@ -167,33 +148,39 @@ describe('MRZ text: check digits, repair, parsing', () => {
 describe('strict check', () => {
   const now = new Date('2026-01-01T00:00:00Z');
   it('passes the ICAO specimens (UTO), D for Germany and XXA', () => {
-    expect(strictCheck(TD3, TD3_LINES, now)).toEqual([]);
-    expect(strictCheck({ ...TD3, issuing_country: 'D', nationality: 'XXA' }, TD3_LINES, now)).toEqual([]);
+    expect(strictCheck(SPECIMEN_TD3, TD3_LINES, now)).toEqual([]);
+    expect(
+      strictCheck({ ...SPECIMEN_TD3, issuing_country: 'D', nationality: 'XXA' }, TD3_LINES, now),
+    ).toEqual([]);
   });
 
   it('fails what check digits cannot catch', () => {
     // 'AOUDOOQD' for 'A0000000': O and Q in a document number with digits are ambiguous
-    expect(strictCheck({ ...TD3, document_number: 'AOUD00Q0' }, TD3_LINES, now)).toContain(
+    expect(strictCheck({ ...SPECIMEN_TD3, document_number: 'AOUD00Q0' }, TD3_LINES, now)).toContain(
       'document_number_ambiguous',
     );
-    expect(strictCheck({ ...TD3, document_number: 'AOUDOOQD' }, TD3_LINES, now)).toContain(
+    expect(strictCheck({ ...SPECIMEN_TD3, document_number: 'AOUDOOQD' }, TD3_LINES, now)).toContain(
       'document_number_invalid',
     );
-    expect(strictCheck({ ...TD3, issuing_country: 'UT0' }, TD3_LINES, now)).toContain(
+    expect(strictCheck({ ...SPECIMEN_TD3, issuing_country: 'UT0' }, TD3_LINES, now)).toContain(
       'issuing_country_unknown',
     );
-    expect(strictCheck({ ...TD3, nationality: 'ZZZ' }, TD3_LINES, now)).toContain('nationality_unknown');
-    expect(strictCheck({ ...TD3, surname: 'ERIKSS0N' }, TD3_LINES, now)).toContain('name_invalid');
+    expect(strictCheck({ ...SPECIMEN_TD3, nationality: 'ZZZ' }, TD3_LINES, now)).toContain(
+      'nationality_unknown',
+    );
+    expect(strictCheck({ ...SPECIMEN_TD3, surname: 'ERIKSS0N' }, TD3_LINES, now)).toContain('name_invalid');
     // a stray letter inside the filler of the name line
     const noisy = ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<K<<<<<<<<<<', TD3_LINES[1] as string];
-    expect(strictCheck(TD3, noisy, now)).toContain('name_invalid');
-    expect(strictCheck({ ...TD3, birth_date: '2030-01-01' }, TD3_LINES, now)).toContain(
+    expect(strictCheck(SPECIMEN_TD3, noisy, now)).toContain('name_invalid');
+    expect(strictCheck({ ...SPECIMEN_TD3, birth_date: '2030-01-01' }, TD3_LINES, now)).toContain(
       'birth_date_implausible',
     );
-    expect(strictCheck({ ...TD3, expiry_date: '1970-01-01' }, TD3_LINES, now)).toContain(
+    expect(strictCheck({ ...SPECIMEN_TD3, expiry_date: '1970-01-01' }, TD3_LINES, now)).toContain(
       'expiry_date_implausible',
     );
-    expect(strictCheck({ ...TD3, document_type: 'I' }, TD3_LINES, now)).toContain('document_type_invalid');
+    expect(strictCheck({ ...SPECIMEN_TD3, document_type: 'I' }, TD3_LINES, now)).toContain(
+      'document_type_invalid',
+    );
   });
 });
 
@@ -252,10 +239,10 @@ describe.skipIf(!HAS_SHARED_DATA)('document reader on the PassportEye specimens'
   const spec = (name: string) => readFileSync(sharedPath('documents/passporteye/tests', name));
 
   for (const [file, fields] of [
-    ['passport-td3.jpg', TD3],
-    ['passport-td3.png', TD3],
-    ['passport-td2.jpg', TD2],
-    ['passport-td2.png', TD2],
+    ['passport-td3.jpg', SPECIMEN_TD3],
+    ['passport-td3.png', SPECIMEN_TD3],
+    ['passport-td2.jpg', SPECIMEN_TD2],
+    ['passport-td2.png', SPECIMEN_TD2],
   ] as const) {
     it(`${file} gives exactly the fields of mrz_test.py, accepted`, async () => {
       const r = await reader.read(spec(file));
@@ -277,7 +264,7 @@ describe.skipIf(!HAS_SHARED_DATA)('document reader on the PassportEye specimens'
     });
     try {
       const r = (await pool.run(rotated)) as { mrz: MrzFields | null; accepted: boolean; rotation: number };
-      expect(r.mrz).toEqual(TD2);
+      expect(r.mrz).toEqual(SPECIMEN_TD2);
       expect(r.accepted).toBe(true);
       expect(Math.abs(r.rotation) % 360).not.toBe(0);
     } finally {
