@@ -1,9 +1,9 @@
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
+import { Receiver } from '../helpers/webhook-receiver.js';
 
 interface Batch {
   id: string;
@@ -39,34 +39,6 @@ class DeadReceiver {
   }
 }
 
-/** A healthy receiver: records event ids, answers 200. */
-class Receiver {
-  readonly ids: string[] = [];
-  private server: Server;
-  url = '';
-  constructor() {
-    this.server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c: Buffer) => {
-        raw += c.toString();
-      });
-      req.on('end', () => {
-        this.ids.push((JSON.parse(raw) as { id: string }).id);
-        res.writeHead(200).end('ok');
-      });
-    });
-  }
-  async start(): Promise<this> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-    return this;
-  }
-  stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((r) => this.server.close(() => r()));
-  }
-}
-
 const UNSTORABLE = 'Unstorable Record';
 const FLAKY = 'Flaky Record';
 const unstorable = { name: UNSTORABLE, type: 'person' };
@@ -78,7 +50,7 @@ describe('fair background work and records that cannot succeed', () => {
   let a: Tenant;
   let b: Tenant;
   const dead = new DeadReceiver();
-  const healthy = new Receiver();
+  const healthy = new Receiver(); // answers 200
 
   beforeAll(async () => {
     await Promise.all([dead.start(), healthy.start()]);

@@ -1,6 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { republishStranded } from '../../server/webhooks/outbox-relay.js';
@@ -13,42 +11,7 @@ import {
   type TestApp,
 } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
-
-interface Received {
-  headers: IncomingMessage['headers'];
-  raw: string;
-  body: { id: string; type: string; created_at: string; data: Record<string, unknown> };
-}
-
-/** A real HTTP receiver on loopback whose answers the test scripts (status codes in order, then the last one). */
-class Receiver {
-  readonly got: Received[] = [];
-  statuses: number[] = [200];
-  private server: Server;
-  url = '';
-  constructor() {
-    this.server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c: Buffer) => {
-        raw += c.toString();
-      });
-      req.on('end', () => {
-        this.got.push({ headers: req.headers, raw, body: JSON.parse(raw) as Received['body'] });
-        const status =
-          this.statuses.length > 1 ? (this.statuses.shift() as number) : (this.statuses[0] ?? 200);
-        res.writeHead(status).end('ok');
-      });
-    });
-  }
-  async start(): Promise<this> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-    return this;
-  }
-  stop(): Promise<void> {
-    return new Promise((r) => this.server.close(() => r()));
-  }
-}
+import { type Received, Receiver } from '../helpers/webhook-receiver.js';
 
 function verify(header: string, raw: string, secret: string): boolean {
   const parts = header.split(',').map((p) => p.split('=') as [string, string]);
