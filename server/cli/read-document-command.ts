@@ -5,6 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { DEFAULT_LIMITS } from '../../identity/document/image.js';
 import { createDocumentReader, type DocumentReading } from '../../identity/document/index.js';
+import { reportedReading } from '../../identity/document/report.js';
 import { parseArgs, UsageError } from './args.js';
 
 export interface ReadDocumentLine {
@@ -56,17 +57,7 @@ async function readPath(
     return fileError(path, started, `${code}: ${(err as Error).message}`);
   }
   const r = await reader.read(bytes);
-  return {
-    path,
-    mrz: r.mrz,
-    check_digits_valid: r.check_digits_valid,
-    accepted: r.accepted,
-    reasons: r.reasons,
-    quality: r.quality,
-    lines: r.lines,
-    took_ms: r.took_ms,
-    ...(r.error ? { error: r.error } : {}),
-  };
+  return { path, ...reportedReading(r), ...(r.error ? { error: r.error } : {}) };
 }
 
 function fileError(path: string, started: number, error: string): ReadDocumentLine {

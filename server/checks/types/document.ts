@@ -1,3 +1,4 @@
+import { reportedReading } from '../../../identity/document/report.js';
 import { compare } from '../../../matcher/index.js';
 import type { IdentityInputs, ReadUpload } from '../../identity/identity-inputs.js';
 import type { ApplicantData, CheckOutcome, CheckTypeDef } from '../check-type.js';
@@ -266,18 +267,7 @@ function outcome(
       document_id: doc?.document_id ?? null,
       doc_type: doc?.doc_type ?? null,
       sub_checks: subs,
-      reading: r
-        ? {
-            mrz: r.mrz,
-            check_digits_valid: r.check_digits_valid,
-            accepted: r.accepted,
-            reasons: r.reasons,
-            quality: r.quality,
-            lines: r.lines,
-            took_ms: r.took_ms,
-            error: r.error ?? null,
-          }
-        : null,
+      reading: r ? { ...reportedReading(r), error: r.error ?? null } : null,
       read_error: doc?.error ?? null,
       faces: doc?.faces ?? [],
       image: doc ? { width: doc.image_width, height: doc.image_height } : null,
