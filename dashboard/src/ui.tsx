@@ -339,3 +339,44 @@ export function FormToggle({
     </button>
   );
 }
+
+/** One option of a FilterSelect: a value shown as is, or a value with its label. */
+export type FilterOption = string | readonly [value: string, label: string];
+
+/**
+ * A list filter: a labelled select whose change calls `onValue` (the view resets its paging there). `any` is
+ * the label of the empty value ("no filter"), when the filter has one.
+ */
+export function FilterSelect({
+  label,
+  value,
+  onValue,
+  options,
+  any,
+  show = (v) => v,
+}: {
+  label: string;
+  value: string;
+  onValue: (v: string) => void;
+  options: readonly FilterOption[];
+  any?: string;
+  /** how a bare value is shown */
+  show?: (v: string) => string;
+}) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onValue(e.currentTarget.value)}>
+        {any !== undefined && <option value="">{any}</option>}
+        {options.map((o) => {
+          const [v, text] = typeof o === 'string' ? [o, show(o)] : o;
+          return (
+            <option key={v} value={v}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    </label>
+  );
+}

@@ -8,6 +8,7 @@ import {
   Empty,
   ErrorBox,
   errorText,
+  FilterSelect,
   Loading,
   Notice,
   PageHeader,
@@ -143,58 +144,44 @@ export function AlertQueue() {
         </span>
       </PageHeader>
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter alerts">
-        <label>
-          State
-          <select
-            value={state}
-            onChange={(e) => {
-              setState(e.currentTarget.value);
-              resetPaging();
-            }}
-          >
-            <option value="open_like">Open work (not closed)</option>
-            <option value="all">All states</option>
-            {ALERT_STATES.map((s) => (
-              <option key={s} value={s}>
-                {s.replace(/_/g, ' ')}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Assignee
-          <select
-            value={assignee}
-            onChange={(e) => {
-              setAssignee(e.currentTarget.value);
-              resetPaging();
-            }}
-          >
-            <option value="">Anyone</option>
-            <option value="me">Me</option>
-            <option value="none">Unassigned</option>
-            {people.map((o) => (
-              <option key={o.id} value={o.id}>
-                {o.name} ({o.role})
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          SLA due
-          <select
-            value={sla}
-            onChange={(e) => {
-              setSla(e.currentTarget.value);
-              resetPaging();
-            }}
-          >
-            <option value="any">Any time</option>
-            <option value="overdue">Overdue</option>
-            <option value="4h">Within 4 hours</option>
-            <option value="24h">Within 24 hours</option>
-          </select>
-        </label>
+        <FilterSelect
+          label="State"
+          value={state}
+          options={[['open_like', 'Open work (not closed)'], ['all', 'All states'], ...ALERT_STATES]}
+          show={(s) => s.replace(/_/g, ' ')}
+          onValue={(v) => {
+            setState(v);
+            resetPaging();
+          }}
+        />
+        <FilterSelect
+          label="Assignee"
+          value={assignee}
+          any="Anyone"
+          options={[
+            ['me', 'Me'],
+            ['none', 'Unassigned'],
+            ...people.map((o) => [o.id, `${o.name} (${o.role})`] as const),
+          ]}
+          onValue={(v) => {
+            setAssignee(v);
+            resetPaging();
+          }}
+        />
+        <FilterSelect
+          label="SLA due"
+          value={sla}
+          options={[
+            ['any', 'Any time'],
+            ['overdue', 'Overdue'],
+            ['4h', 'Within 4 hours'],
+            ['24h', 'Within 24 hours'],
+          ]}
+          onValue={(v) => {
+            setSla(v);
+            resetPaging();
+          }}
+        />
         <button type="button" class="btn" onClick={list.reload}>
           Refresh
         </button>

@@ -17,6 +17,7 @@ import {
   Confirm,
   ErrorBox,
   Facts,
+  FilterSelect,
   hasRole,
   ListTable,
   Loading,
@@ -81,23 +82,17 @@ export function Applicants() {
             placeholder="Name, reference or e-mail"
           />
         </label>
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus(e.currentTarget.value);
-              setCursor(undefined);
-            }}
-          >
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {humanize(s)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Status"
+          value={status}
+          any="Any"
+          options={STATUSES}
+          show={humanize}
+          onValue={(v) => {
+            setStatus(v);
+            setCursor(undefined);
+          }}
+        />
         <button type="submit" class="btn btn-primary">
           Search
         </button>

@@ -15,6 +15,7 @@ import {
   Badge,
   can,
   ErrorBox,
+  FilterSelect,
   FormToggle,
   issueAt,
   ListTable,
@@ -72,22 +73,16 @@ export function Batches() {
         )}
       </PageHeader>
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter batches">
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus(e.currentTarget.value);
-              setCursor(undefined);
-            }}
-          >
-            <option value="">Any</option>
-            <option value="queued">queued</option>
-            <option value="processing">processing</option>
-            <option value="completed">completed</option>
-            <option value="failed">failed</option>
-          </select>
-        </label>
+        <FilterSelect
+          label="Status"
+          value={status}
+          any="Any"
+          options={['queued', 'processing', 'completed', 'failed']}
+          onValue={(v) => {
+            setStatus(v);
+            setCursor(undefined);
+          }}
+        />
         <button type="button" class="btn" onClick={list.reload}>
           Refresh
         </button>
@@ -296,21 +291,16 @@ export function Monitors() {
             placeholder="Name or reference"
           />
         </label>
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus(e.currentTarget.value);
-              setCursor(undefined);
-            }}
-          >
-            <option value="">Any</option>
-            <option value="active">active</option>
-            <option value="paused">paused</option>
-            <option value="failed">failed</option>
-          </select>
-        </label>
+        <FilterSelect
+          label="Status"
+          value={status}
+          any="Any"
+          options={['active', 'paused', 'failed']}
+          onValue={(v) => {
+            setStatus(v);
+            setCursor(undefined);
+          }}
+        />
         <button type="submit" class="btn btn-primary">
           Search
         </button>

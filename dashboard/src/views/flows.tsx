@@ -9,6 +9,7 @@ import {
   Confirm,
   ErrorBox,
   Facts,
+  FilterSelect,
   hasRole,
   ListTable,
   Loading,
@@ -57,40 +58,28 @@ export function Flows() {
     <section aria-labelledby="page-title">
       <PageHeader title="Flows" />
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter flows">
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus(e.currentTarget.value);
-              setCursor(undefined);
-            }}
-          >
-            <option value="">Any</option>
-            {FLOW_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {humanize(s)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Decision
-          <select
-            value={decision}
-            onChange={(e) => {
-              setDecision(e.currentTarget.value);
-              setCursor(undefined);
-            }}
-          >
-            <option value="">Any</option>
-            {FLOW_DECISIONS.map((s) => (
-              <option key={s} value={s}>
-                {humanize(s)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Status"
+          value={status}
+          any="Any"
+          options={FLOW_STATUSES}
+          show={humanize}
+          onValue={(v) => {
+            setStatus(v);
+            setCursor(undefined);
+          }}
+        />
+        <FilterSelect
+          label="Decision"
+          value={decision}
+          any="Any"
+          options={FLOW_DECISIONS}
+          show={humanize}
+          onValue={(v) => {
+            setDecision(v);
+            setCursor(undefined);
+          }}
+        />
         <button type="button" class="btn" onClick={list.reload}>
           Refresh
         </button>
