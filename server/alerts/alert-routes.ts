@@ -7,7 +7,7 @@ import {
   AlertParams,
   AlertRejectIn,
 } from '../../schemas/alerts.js';
-import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { ErrorEnvelope } from '../../schemas/common.js';
 import type { Sql } from '../db/sql.js';
 import { route } from '../http/router.js';
 import {
@@ -22,12 +22,10 @@ import {
 } from './alert-service.js';
 
 const COMMON = {
-  401: { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope },
   403: {
     description: 'A publishable key cannot work alerts, or the operator role does not allow it',
     schema: ErrorEnvelope,
   },
-  422: { description: 'Validation error', schema: ValidationFailure },
 };
 const ONE = { ...COMMON, 404: { description: 'Not found in this tenant', schema: ErrorEnvelope } };
 const CHANGE = {

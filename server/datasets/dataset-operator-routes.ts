@@ -63,7 +63,6 @@ export function datasetOperatorRoutes(sql: Sql) {
       auth: 'secret',
       responses: {
         200: { description: 'Versions', schema: DatasetVersionSummaryList },
-        401: { description: 'Missing, malformed or unknown credential', schema: ErrorEnvelope },
         403: { description: 'A publishable key cannot read dataset versions', schema: ErrorEnvelope },
       },
       handler: async ({ principal }) => {

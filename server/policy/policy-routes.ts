@@ -1,4 +1,4 @@
-import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { ErrorEnvelope } from '../../schemas/common.js';
 import { CheckPolicyIn, CheckPolicyOut } from '../../schemas/policy.js';
 import type { Sql } from '../db/sql.js';
 import { route } from '../http/router.js';
@@ -32,7 +32,6 @@ export function policyRoutes(sql: Sql) {
       responses: {
         200: { description: 'The new policy with its version', schema: CheckPolicyOut },
         403: E403,
-        422: { description: 'Validation error', schema: ValidationFailure },
       },
       handler: async ({ body, tenant }) => {
         const stored = validatePolicy(body);

@@ -1,4 +1,4 @@
-import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { ErrorEnvelope } from '../../schemas/common.js';
 import { TenantCreatedOut, TenantCreateIn } from '../../schemas/tenants.js';
 import type { Sql } from '../db/sql.js';
 import { route } from '../http/router.js';
@@ -17,7 +17,6 @@ export function tenantRoutes(sql: Sql) {
       responses: {
         201: { description: 'Tenant created', schema: TenantCreatedOut },
         401: { description: 'Missing or wrong X-Admin-Token', schema: ErrorEnvelope },
-        422: { description: 'Validation error', schema: ValidationFailure },
       },
       handler: async ({ body }) => ({ status: 201, body: await createTenant(sql, body) }),
     }),
