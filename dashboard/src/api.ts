@@ -15,7 +15,12 @@ import type { DocumentOut } from '../../schemas/documents.js';
 import type { DatasetFeedCreateIn, DatasetFeedOut } from '../../schemas/feeds.js';
 import type { FlowDecideIn, FlowOut } from '../../schemas/flows.js';
 import type { MonitorCreateIn, MonitorOut } from '../../schemas/monitors.js';
-import type { OperatorNameOut, OperatorOut, OperatorPatchIn } from '../../schemas/operators.js';
+import type {
+  OperatorCreateIn,
+  OperatorNameOut,
+  OperatorOut,
+  OperatorPatchIn,
+} from '../../schemas/operators.js';
 import type { CheckPolicyIn, CheckPolicyOut } from '../../schemas/policy.js';
 import type {
   WebhookDeliveryOut as WebhookDeliverySchema,
@@ -259,6 +264,8 @@ export const redeliver = (endpointId: string, deliveryId: string) =>
 export const listOperators = () =>
   request<Page<OperatorOut>>('GET', '/v1/operators', { query: { limit: 200 } });
 export const listOperatorNames = () => request<{ items: OperatorNameOut[] }>('GET', '/v1/operator_names');
+export const createOperator = (body: OperatorCreateIn) =>
+  request<OperatorOut>('POST', '/v1/operators', { body });
 export const patchOperator = (id: string, body: OperatorPatchIn) =>
   request<OperatorOut>('PATCH', `/v1/operators/${encodeURIComponent(id)}`, { body });
 

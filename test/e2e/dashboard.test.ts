@@ -452,36 +452,60 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     }
   });
 
-  it('an admin disables an operator, who can no longer sign in, and enables them again', async () => {
+  it('an admin adds an operator, changes their role, disables them (no sign-in) and enables them again', async () => {
     const key = tenant.secret_key;
     const temp = { email: 'tim@example.test', name: 'Tim Temporary', role: 'analyst', password: PASSWORD };
-    const created = await call<Json>(t.url, 'POST', '/v1/operators', { token: key, body: temp });
-    expect(created.status).toBe(201);
-    // Tim is signed in elsewhere: disabling ends that session too
-    const timLogin = await fetch(`${t.url}/v1/sessions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ tenant_id: tenant.id, email: temp.email, password: PASSWORD }),
-    });
-    expect(timLogin.status).toBe(201);
-    const timCookie = (timLogin.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    await timLogin.arrayBuffer();
-    const timSession = async () =>
-      (await fetch(`${t.url}/v1/sessions/current`, { headers: { cookie: timCookie } })).status;
-    expect(await timSession()).toBe(200);
-
     await signIn('admin');
     await page.getByRole('link', { name: 'Operators', exact: true }).click();
     const me = page.locator('tr[data-operator-id]', { hasText: users.admin.email });
     await me.waitFor();
     await expect(me.getByRole('button').count()).resolves.toBe(0);
+    await expect(me.getByRole('combobox').count()).resolves.toBe(0);
+
+    // added from the form
+    await page.getByRole('button', { name: 'Add an operator' }).click();
+    await page.getByLabel('Name').fill(temp.name);
+    await page.getByLabel('E-mail').fill(temp.email);
+    await page.getByLabel('Role', { exact: true }).selectOption('analyst');
+    await page.getByLabel('Initial password (at least 12 characters)').fill(temp.password);
+    await page.getByRole('button', { name: 'Create operator' }).click();
+    await page.getByText('Tim Temporary can now sign in as an analyst').waitFor();
     const row = page.locator('tr[data-operator-id]', { hasText: temp.email });
+    await row.waitFor();
+
+    // Tim signs in elsewhere
+    const timSignIn = async () => {
+      const res = await fetch(`${t.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tenant_id: tenant.id, email: temp.email, password: PASSWORD }),
+      });
+      expect(res.status).toBe(201);
+      await res.arrayBuffer();
+      return (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    };
+    const sessionOf = async (cookie: string) =>
+      (await fetch(`${t.url}/v1/sessions/current`, { headers: { cookie } })).status;
+    let timCookie = await timSignIn();
+    expect(await sessionOf(timCookie)).toBe(200);
+
+    // a role change takes effect at once: Tim's session (opened as an analyst) ends
+    await row.getByLabel('Role of Tim Temporary').selectOption('supervisor');
+    await page.getByText('Tim Temporary is now a supervisor').waitFor();
+    expect(await sessionOf(timCookie)).toBe(401);
+    const listed = await call<{ items: { email: string; role: string }[] }>(t.url, 'GET', '/v1/operators', {
+      token: key,
+    });
+    expect(listed.body.items.find((o) => o.email === temp.email)?.role).toBe('supervisor');
+    timCookie = await timSignIn();
+
+    // disabling ends Tim's session too
     await row.getByRole('button', { name: 'Disable' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
     await page.getByText('Tim Temporary is disabled and signed out everywhere').waitFor();
     await row.locator('.badge-disabled').waitFor();
     await shot('22-operators');
-    expect(await timSession()).toBe(401);
+    expect(await sessionOf(timCookie)).toBe(401);
     const refused = await call(t.url, 'POST', '/v1/sessions', {
       body: { tenant_id: tenant.id, email: temp.email, password: PASSWORD },
     });

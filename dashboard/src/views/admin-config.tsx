@@ -4,11 +4,13 @@ import type { CheckPolicyIn } from '../../../schemas/policy.js';
 import {
   ApiFailure,
   type CheckPolicyOut,
+  createOperator,
   getPolicy,
   listOperators,
   type OperatorOut,
   patchOperator,
   putPolicy,
+  type Role,
 } from '../api';
 import { fmtTime, humanize } from '../format';
 import {
@@ -16,6 +18,8 @@ import {
   Confirm,
   can,
   ErrorBox,
+  FormToggle,
+  issueAt,
   ListTable,
   Loading,
   Notice,
@@ -246,6 +250,107 @@ export function AdminPolicy() {
   );
 }
 
+/** The operator roles (schemas/operators.ts), checked both ways at compile time. */
+const ROLES = ['analyst', 'supervisor', 'admin'] as const satisfies readonly Role[];
+type MissingRole = Exclude<Role, (typeof ROLES)[number]>;
+const _allRoles: [MissingRole] extends [never] ? true : MissingRole = true;
+void _allRoles;
+const withArticle = (role: Role) => `${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}`;
+
+function RoleSelect({
+  id,
+  value,
+  onValue,
+  disabled,
+  label,
+}: {
+  id: string;
+  value: Role;
+  onValue: (r: Role) => void;
+  disabled?: boolean;
+  /** an accessible name when no <label for> names the select */
+  label?: string;
+}) {
+  return (
+    <select
+      id={id}
+      value={value}
+      disabled={disabled}
+      aria-label={label}
+      onChange={(e) => onValue(e.currentTarget.value as Role)}
+    >
+      {ROLES.map((r) => (
+        <option key={r} value={r}>
+          {r}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function NewOperator({ onCreated }: { onCreated: (o: OperatorOut) => void }) {
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('analyst');
+  const [password, setPassword] = useState('');
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    return run(async () =>
+      onCreated(await createOperator({ name: name.trim(), email: email.trim(), role, password })),
+    );
+  };
+  return (
+    <form class="card stack" onSubmit={submit} aria-labelledby="h-new-operator">
+      <h2 id="h-new-operator">New operator</h2>
+      <TextField
+        id="op-name"
+        label="Name"
+        required
+        maxLength={200}
+        value={name}
+        onValue={setName}
+        issue={issueAt(error, 'name')}
+      />
+      <TextField
+        id="op-email"
+        label="E-mail"
+        type="email"
+        required
+        maxLength={254}
+        value={email}
+        onValue={setEmail}
+        issue={issueAt(error, 'email')}
+      />
+      <div class="field">
+        <label for="op-role">Role</label>
+        <RoleSelect id="op-role" value={role} onValue={setRole} />
+      </div>
+      <TextField
+        id="op-password"
+        label="Initial password (at least 12 characters)"
+        type="password"
+        autocomplete="new-password"
+        required
+        minLength={12}
+        maxLength={256}
+        value={password}
+        onValue={setPassword}
+        issue={issueAt(error, 'password')}
+      />
+      <p class="muted small">
+        Give the password to the operator through another channel; an admin can reset it later.
+      </p>
+      <ErrorBox error={error} title="The operator was not created" />
+      <div class="row-actions">
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          Create operator
+        </button>
+      </div>
+    </form>
+  );
+}
+
 export function AdminOperators() {
   const session = useSession();
   const list = useAsync(listOperators, []);
@@ -254,6 +359,8 @@ export function AdminOperators() {
   const [notice, setNotice] = useState<string | null>(null);
   useFocusHeading('operators');
   const mayUpdate = can(session, 'updateOperator', 'PATCH');
+  const mayCreate = can(session, 'createOperator', 'POST');
+  const [creating, setCreating] = useState(false);
 
   const setDisabled = (o: OperatorOut, disabled: boolean) =>
     run(async () => {
@@ -266,11 +373,29 @@ export function AdminOperators() {
       setTarget(null);
       list.reload();
     });
+  const setRole = (o: OperatorOut, role: Role) =>
+    run(async () => {
+      const next = await patchOperator(o.id, { role });
+      setNotice(`${next.name} is now ${withArticle(next.role)} (signed out to pick it up)`);
+      list.reload();
+    });
 
   return (
     <section aria-labelledby="page-title">
-      <PageHeader title="Operators" />
-      <p class="muted">Operators are created with POST /v1/operators (admin authority).</p>
+      <PageHeader title="Operators">
+        {mayCreate && (
+          <FormToggle open={creating} label="Add an operator" onToggle={() => setCreating(!creating)} />
+        )}
+      </PageHeader>
+      {creating && (
+        <NewOperator
+          onCreated={(o) => {
+            setCreating(false);
+            setNotice(`${o.name} can now sign in as ${withArticle(o.role)}`);
+            list.reload();
+          }}
+        />
+      )}
       <Notice text={notice} onClose={() => setNotice(null)} />
       {!target && <ErrorBox error={error} title="The change was refused" />}
       <ListTable
@@ -283,7 +408,17 @@ export function AdminOperators() {
             <td>{o.name}</td>
             <td>{o.email}</td>
             <td>
-              <span class={`badge badge-role-${o.role}`}>{o.role}</span>
+              {mayUpdate && o.id !== session.operator.id ? (
+                <RoleSelect
+                  id={`role-${o.id}`}
+                  value={o.role}
+                  disabled={busy}
+                  onValue={(r) => setRole(o, r)}
+                  label={`Role of ${o.name}`}
+                />
+              ) : (
+                <span class={`badge badge-role-${o.role}`}>{o.role}</span>
+              )}
             </td>
             <td>
               <Badge value={o.disabled ? 'disabled' : 'enabled'} />
