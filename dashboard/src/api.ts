@@ -12,7 +12,7 @@ import type { CheckBatchCreateIn, CheckBatchOut } from '../../schemas/batches.js
 import type { CheckOut } from '../../schemas/checks.js';
 import type { DatasetVersionOut, FatfListings } from '../../schemas/datasets.js';
 import type { DocumentOut } from '../../schemas/documents.js';
-import type { DatasetFeedCreateIn, DatasetFeedOut } from '../../schemas/feeds.js';
+import type { DatasetFeedCreateIn, DatasetFeedOut, DatasetFeedPatchIn } from '../../schemas/feeds.js';
 import type { FlowDecideIn, FlowOut } from '../../schemas/flows.js';
 import type { MonitorCreateIn, MonitorOut } from '../../schemas/monitors.js';
 import type {
@@ -233,6 +233,8 @@ export const listBatches = (q: { status?: string; after?: string }) =>
   request<Page<CheckBatchOut>>('GET', '/v1/check_batches', { query: { ...q, limit: 50 } });
 export const listMonitors = (q: { status?: string; search?: string; cursor?: string }) =>
   request<Page<MonitorOut>>('GET', '/v1/monitors', { query: { ...q, limit: 50 } });
+export const deleteMonitor = (id: string) =>
+  request<void>('DELETE', `/v1/monitors/${encodeURIComponent(id)}`);
 export const pauseMonitor = (id: string) =>
   request<MonitorOut>('POST', `/v1/monitors/${encodeURIComponent(id)}/pause`);
 export const resumeMonitor = (id: string) =>
@@ -287,6 +289,13 @@ export const listFeeds = (token: string) =>
   request<{ items: DatasetFeedOut[] }>('GET', '/admin/dataset_feeds', admin(token));
 export const createFeed = (token: string, body: DatasetFeedCreateIn) =>
   request<DatasetFeedOut>('POST', '/admin/dataset_feeds', { ...admin(token), body });
+export const patchFeed = (token: string, id: string, body: DatasetFeedPatchIn) =>
+  request<DatasetFeedOut>('PATCH', `/admin/dataset_feeds/${encodeURIComponent(id)}`, {
+    ...admin(token),
+    body,
+  });
+export const deleteFeed = (token: string, id: string) =>
+  request<void>('DELETE', `/admin/dataset_feeds/${encodeURIComponent(id)}`, admin(token));
 export const runFeed = (token: string, id: string) =>
   request<DatasetFeedOut>('POST', `/admin/dataset_feeds/${encodeURIComponent(id)}/run`, admin(token));
 export const promoteDatasetVersion = (id: string, adminToken: string) =>

@@ -336,7 +336,7 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     await signOut();
   });
 
-  it('an analyst creates a monitor (pausing needs a supervisor); an admin pauses and resumes it', async () => {
+  it('an analyst creates a monitor (pausing needs a supervisor); an admin pauses, resumes and deletes it', async () => {
     await signIn('analyst');
     await page.getByRole('link', { name: 'Monitors', exact: true }).click();
     await page.getByRole('button', { name: 'New monitor' }).click();
@@ -366,6 +366,15 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     await row.getByRole('button', { name: 'Resume' }).click();
     await page.getByText('Olga Demovskaya is active again').waitFor();
     await row.locator('.badge-active').waitFor();
+    // deleting asks first; a cancelled dialog deletes nothing
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    expect((await call(t.url, 'GET', `/v1/monitors/${id}`, { token: tenant.secret_key })).status).toBe(200);
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete monitor' }).click();
+    await page.getByText('Olga Demovskaya is no longer monitored').waitFor();
+    await row.waitFor({ state: 'detached' });
+    expect((await call(t.url, 'GET', `/v1/monitors/${id}`, { token: tenant.secret_key })).status).toBe(404);
     await signOut();
   });
 
@@ -589,6 +598,34 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
       last_version_id: expect.any(String),
     });
     expect(['ready', 'unchanged']).toContain(feeds.body.items[0]?.last_status);
+    const feedId = String(feeds.body.items[0]?.id);
+
+    // its settings are edited in the same form (the format is fixed once registered)
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await expect(page.getByLabel('Format').isDisabled()).resolves.toBe(true);
+    await page.getByLabel('Fetch every (minutes)').fill('60');
+    await page.getByRole('button', { name: 'Save feed' }).click();
+    await page.getByText('Saved “OFAC demo folder”').waitFor();
+    await row.getByText('60 min').waitFor();
+    // disabled: no longer fetched, no "Fetch now"
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('“OFAC demo folder” is no longer fetched').waitFor();
+    await row.locator('.badge-disabled').waitFor();
+    await expect(row.getByRole('button', { name: 'Fetch now' }).count()).resolves.toBe(0);
+    const edited = await call<Json>(t.url, 'GET', `/admin/dataset_feeds/${feedId}`, { admin: t.adminToken });
+    expect(edited.body).toMatchObject({ interval_minutes: 60, enabled: false, format: 'ofac_sdn_csv' });
+    // deleted after a confirmation; the version it built stays
+    const builtVersion = String(feeds.body.items[0]?.last_version_id);
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete feed' }).click();
+    await page.getByText('Deleted “OFAC demo folder”').waitFor();
+    await row.waitFor({ state: 'detached' });
+    expect((await call(t.url, 'GET', `/admin/dataset_feeds/${feedId}`, { admin: t.adminToken })).status).toBe(
+      404,
+    );
+    expect(
+      (await call(t.url, 'GET', `/admin/dataset_versions/${builtVersion}`, { admin: t.adminToken })).status,
+    ).toBe(200);
     await signOut();
   });
 

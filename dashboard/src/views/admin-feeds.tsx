@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
 import { AdminTokenGate, refusedToken } from '../admin-token';
-import { createFeed, type DatasetFeedOut, listFeeds, runFeed } from '../api';
+import { createFeed, type DatasetFeedOut, deleteFeed, listFeeds, patchFeed, runFeed } from '../api';
 import { fmtRelative, fmtTime, shortId } from '../format';
 import {
   Badge,
+  Confirm,
   ErrorBox,
   FormToggle,
   issueAt,
@@ -60,6 +61,14 @@ const EMPTY: FeedForm = {
   promote: 'manual',
   max_shrink_fraction: '0.2',
 };
+const formOf = (feed: DatasetFeedOut): FeedForm => ({
+  name: feed.name,
+  format: feed.format,
+  uri: feed.uri,
+  interval_minutes: String(feed.interval_minutes),
+  promote: feed.promote,
+  max_shrink_fraction: String(feed.max_shrink_fraction),
+});
 
 function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
   const refused = (e: unknown) => {
@@ -68,6 +77,9 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
   };
   const list = useAsync(() => listFeeds(token).catch(refused), [token]);
   const [creating, setCreating] = useState(false);
+  /** the feed whose settings the form edits (the form registers a new feed otherwise) */
+  const [editing, setEditing] = useState<DatasetFeedOut | null>(null);
+  const [deleting, setDeleting] = useState<DatasetFeedOut | null>(null);
   const [f, setF] = useState<FeedForm>(EMPTY);
   const { busy, error, run } = useAction();
   const [notice, setNotice] = useState<string | null>(null);
@@ -78,26 +90,57 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
     if (refusedToken(e)) onRefused();
     return e;
   };
-  const register = (e: Event) => {
+  const closeForm = () => {
+    setF(EMPTY);
+    setCreating(false);
+    setEditing(null);
+  };
+  const submit = (e: Event) => {
     e.preventDefault();
+    const settings = {
+      uri: f.uri.trim(),
+      interval_minutes: Number(f.interval_minutes),
+      promote: f.promote,
+      max_shrink_fraction: Number(f.max_shrink_fraction),
+    };
     return run(
       async () => {
-        const feed = await createFeed(token, {
-          ...(f.name.trim() ? { name: f.name.trim() } : {}),
-          format: f.format.trim(),
-          uri: f.uri.trim(),
-          interval_minutes: Number(f.interval_minutes),
-          promote: f.promote,
-          max_shrink_fraction: Number(f.max_shrink_fraction),
-        });
-        setNotice(`Registered “${feed.name}”: first fetch ${fmtRelative(feed.next_due_at)}`);
-        setF(EMPTY);
-        setCreating(false);
+        if (editing) {
+          const feed = await patchFeed(token, editing.id, { name: f.name.trim(), ...settings });
+          setNotice(`Saved “${feed.name}”: next fetch ${fmtRelative(feed.next_due_at)}`);
+        } else {
+          const feed = await createFeed(token, {
+            ...(f.name.trim() ? { name: f.name.trim() } : {}),
+            format: f.format.trim(),
+            ...settings,
+          });
+          setNotice(`Registered “${feed.name}”: first fetch ${fmtRelative(feed.next_due_at)}`);
+        }
+        closeForm();
         list.reload();
       },
       { onError },
     );
   };
+  const setEnabled = (feed: DatasetFeedOut, enabled: boolean) =>
+    run(
+      async () => {
+        await patchFeed(token, feed.id, { enabled });
+        setNotice(enabled ? `“${feed.name}” is fetched again` : `“${feed.name}” is no longer fetched`);
+        list.reload();
+      },
+      { busy: false, onError },
+    );
+  const remove = (feed: DatasetFeedOut) =>
+    run(
+      async () => {
+        await deleteFeed(token, feed.id);
+        setNotice(`Deleted “${feed.name}” (the versions it built stay)`);
+        setDeleting(null);
+        list.reload();
+      },
+      { onError },
+    );
   const fetchNow = (feed: DatasetFeedOut) =>
     run(
       async () => {
@@ -126,18 +169,22 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
   return (
     <>
       <div class="row-actions">
-        <FormToggle open={creating} label="Register a feed" onToggle={() => setCreating(!creating)} />
+        <FormToggle
+          open={creating || editing !== null}
+          label="Register a feed"
+          onToggle={() => (creating || editing ? closeForm() : setCreating(true))}
+        />
         <button type="button" class="btn" onClick={list.reload}>
           Refresh
         </button>
       </div>
       <Notice text={notice} onClose={() => setNotice(null)} />
-      {creating && (
-        <form class="card stack" onSubmit={register} aria-labelledby="h-new-feed">
-          <h2 id="h-new-feed">Register a list feed</h2>
+      {(creating || editing) && (
+        <form class="card stack" onSubmit={submit} aria-labelledby="h-new-feed">
+          <h2 id="h-new-feed">{editing ? `Settings of “${editing.name}”` : 'Register a list feed'}</h2>
           <div class="form-grid">
             {input('name', 'Name')}
-            {input('format', 'Format', { list: 'feed-formats', required: true })}
+            {input('format', 'Format', { list: 'feed-formats', required: true, disabled: editing !== null })}
             <datalist id="feed-formats">
               {FORMAT_HINTS.map((x) => (
                 <option key={x} value={x} />
@@ -171,15 +218,18 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
               step: 0.01,
             })}
           </div>
-          <ErrorBox error={error} title="The feed was not registered" />
+          <ErrorBox
+            error={error}
+            title={editing ? 'The feed was not saved' : 'The feed was not registered'}
+          />
           <div class="row-actions">
             <button type="submit" class="btn btn-primary" disabled={busy}>
-              Register feed
+              {editing ? 'Save feed' : 'Register feed'}
             </button>
           </div>
         </form>
       )}
-      {!creating && <ErrorBox error={error} title="The action was refused" />}
+      {!creating && !editing && !deleting && <ErrorBox error={error} title="The action was refused" />}
       <ListTable
         list={list}
         loading="Loading feeds…"
@@ -217,15 +267,49 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
             </td>
             <td title={fmtTime(feed.next_due_at)}>{feed.enabled ? fmtRelative(feed.next_due_at) : '—'}</td>
             <td>
-              {feed.enabled && (
-                <button type="button" class="btn btn-small" onClick={() => fetchNow(feed)}>
-                  Fetch now
+              <div class="cell-actions">
+                {feed.enabled && (
+                  <button type="button" class="btn btn-small" onClick={() => fetchNow(feed)}>
+                    Fetch now
+                  </button>
+                )}
+                <button
+                  type="button"
+                  class="btn btn-small"
+                  onClick={() => {
+                    setCreating(false);
+                    setEditing(feed);
+                    setF(formOf(feed));
+                  }}
+                >
+                  Edit
                 </button>
-              )}
+                <button type="button" class="btn btn-small" onClick={() => setEnabled(feed, !feed.enabled)}>
+                  {feed.enabled ? 'Disable' : 'Enable'}
+                </button>
+                <button type="button" class="btn btn-small btn-danger" onClick={() => setDeleting(feed)}>
+                  Delete
+                </button>
+              </div>
             </td>
           </tr>
         )}
       />
+      <Confirm
+        open={deleting !== null}
+        title={`Delete the feed “${deleting?.name ?? ''}”?`}
+        confirmLabel="Delete feed"
+        danger
+        busy={busy}
+        onConfirm={() => deleting && remove(deleting)}
+        onCancel={() => setDeleting(null)}
+      >
+        <p>
+          The list is no longer fetched from <code>{deleting?.uri}</code>. The dataset versions it built stay,
+          and the active one keeps answering.
+        </p>
+        {deleting && <ErrorBox error={error} title="The feed was not deleted" />}
+      </Confirm>
     </>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { MonitorCreateIn } from '../../../schemas/monitors.js';
 import {
   createMonitor,
+  deleteMonitor,
   listBatches,
   listMonitors,
   type MonitorOut,
@@ -13,6 +14,7 @@ import { fmtNumber, fmtRelative, fmtTime, shortId } from '../format';
 import { href } from '../router';
 import {
   Badge,
+  Confirm,
   can,
   ErrorBox,
   FilterSelect,
@@ -231,13 +233,15 @@ function NewMonitor({ onCreated }: { onCreated: (m: MonitorOut) => void }) {
 export function Monitors() {
   const session = useSession();
   const mayPause = can(session, 'pauseMonitor', 'POST') && can(session, 'resumeMonitor', 'POST');
+  const mayDelete = can(session, 'deleteMonitor', 'DELETE');
+  const [deleting, setDeleting] = useState<MonitorOut | null>(null);
   const [creating, setCreating] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [status, setStatus] = useState('');
   const [search, setSearch] = useState('');
   const [submitted, setSubmitted] = useState('');
   const [cursor, setCursor] = useState<string | undefined>(undefined);
-  const { error, run } = useAction();
+  const { busy, error, run } = useAction();
   const list = useAsync(
     () =>
       listMonitors({
@@ -254,6 +258,14 @@ export function Monitors() {
       setNotice(
         `${next.subjects[0]?.name ?? 'The monitor'} is ${next.status === 'paused' ? 'paused' : 'active again'}`,
       );
+      list.reload();
+    });
+  const subjectOf = (m: MonitorOut) => m.subjects.map((s) => s.name).join(', ') || shortId(m.id);
+  const remove = (m: MonitorOut) =>
+    run(async () => {
+      await deleteMonitor(m.id);
+      setNotice(`${subjectOf(m)} is no longer monitored (its checks and alerts stay)`);
+      setDeleting(null);
       list.reload();
     });
   return (
@@ -315,7 +327,7 @@ export function Monitors() {
         row={(m) => (
           <tr key={m.id} data-monitor-id={m.id}>
             <td>
-              {m.subjects.map((s) => s.name).join(', ') || shortId(m.id)}
+              {subjectOf(m)}
               <div class="muted small">
                 {m.external_id ?? ''}{' '}
                 {m.applicant_id && <a href={href(`/applicants/${m.applicant_id}`)}>applicant</a>}
@@ -332,21 +344,42 @@ export function Monitors() {
             <td title={fmtTime(m.next_due_at)}>{m.status === 'active' ? fmtRelative(m.next_due_at) : '—'}</td>
             <td>{m.interval_hours} h</td>
             <td>
-              {mayPause && m.status !== 'failed' && (
-                <button
-                  type="button"
-                  class="btn btn-small"
-                  data-monitor-toggle={m.id}
-                  onClick={() => toggle(m)}
-                >
-                  {m.status === 'paused' ? 'Resume' : 'Pause'}
-                </button>
-              )}
+              <div class="cell-actions">
+                {mayPause && m.status !== 'failed' && (
+                  <button
+                    type="button"
+                    class="btn btn-small"
+                    data-monitor-toggle={m.id}
+                    onClick={() => toggle(m)}
+                  >
+                    {m.status === 'paused' ? 'Resume' : 'Pause'}
+                  </button>
+                )}
+                {mayDelete && (
+                  <button type="button" class="btn btn-small btn-danger" onClick={() => setDeleting(m)}>
+                    Delete
+                  </button>
+                )}
+              </div>
             </td>
           </tr>
         )}
       />
       <Pager next={list.data?.next_cursor} onNext={setCursor} />
+      <Confirm
+        open={deleting !== null}
+        title="Stop monitoring?"
+        confirmLabel="Delete monitor"
+        danger
+        busy={busy}
+        onConfirm={() => deleting && remove(deleting)}
+        onCancel={() => setDeleting(null)}
+      >
+        <p>
+          <strong>{deleting && subjectOf(deleting)}</strong> will no longer be rescreened. The checks and
+          alerts it produced stay.
+        </p>
+      </Confirm>
     </section>
   );
 }
