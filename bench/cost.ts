@@ -222,6 +222,20 @@ export class CostProbe {
     };
   }
 
+  /** BENCH_PERF_DIR: `perf record -g` of the Postgres backends during each phase, into <dir>/<phase>.data (read
+   * with `perf report -i`); returns the stop function. */
+  private perfRecord(name: string, pids: number[]): (() => Promise<void>) | undefined {
+    const dir = process.env.BENCH_PERF_DIR;
+    if (!dir || !pids.length) return undefined;
+    const out = `${dir}/${name.replace(/[^a-z0-9]+/gi, '_')}.data`;
+    const child = spawn('perf', ['record', '-g', '-o', out, '-p', pids.join(',')], { stdio: 'ignore' });
+    return async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGINT');
+      await exited;
+    };
+  }
+
   /** Runs a phase between two snapshots; `requests` counts the phase's successful requests (or the flows written,
    * when more: requests still in flight when the load generator stops are served and written too). */
   async phase<T>(
@@ -241,7 +255,9 @@ export class CostProbe {
       select (${before.walLsn}::pg_lsn - (pg_walfile_name_offset(${before.walLsn}::pg_lsn)).file_offset)::text as lsn`;
     const walTap =
       this.db && seg ? walOfDatabase(this.db.dir, this.db.oid, before.walLsn, seg.lsn) : undefined;
+    const perf = this.perfRecord(name, [...before.pg.keys()]);
     const result = await run();
+    await perf?.();
     const eldTexts = await Promise.all(this.procs.map((p) => metricsText(p.url)));
     // let the group-commit writer, the relay and the stats settle before counting
     await new Promise((r) => setTimeout(r, 500));
