@@ -62,22 +62,46 @@ const skip = (last: LastAlert, fingerprint: string | null): AlertVerdict => ({
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Fingerprints of entities' list data, keyed `${version}|${entity_id}`. */
+/** Fingerprints already read, keyed `${version}|${entity_id}`. A version's entities are written while it builds and
+ * never change once it can be screened against (server/datasets/lifecycle.ts), so a fingerprint read once holds
+ * for the life of the process; bounded, oldest first out. Entities not found are not remembered. */
+const FINGERPRINTS_KEPT = 50_000;
+const knownFingerprints = new Map<string, string>();
+
+function rememberFingerprint(key: string, fp: string): void {
+  if (knownFingerprints.size >= FINGERPRINTS_KEPT) {
+    const oldest = knownFingerprints.keys().next().value;
+    if (oldest !== undefined) knownFingerprints.delete(oldest);
+  }
+  knownFingerprints.set(key, fp);
+}
+
+/** Fingerprints of entities' list data, keyed `${version}|${entity_id}`: from the process's memory of them, the
+ * rest read in one query. */
 export async function entityFingerprints(
   db: Sql,
   pairs: { dataset_version: string | null; source_entity_id: string }[],
 ): Promise<Map<string, string>> {
-  const wanted = pairs.filter((p): p is { dataset_version: string; source_entity_id: string } =>
-    UUID_RE.test(p.dataset_version ?? ''),
-  );
   const out = new Map<string, string>();
+  const wanted: { dataset_version: string; source_entity_id: string }[] = [];
+  for (const p of pairs) {
+    if (!UUID_RE.test(p.dataset_version ?? '')) continue;
+    const key = `${p.dataset_version}|${p.source_entity_id}`;
+    const known = knownFingerprints.get(key);
+    if (known !== undefined) out.set(key, known);
+    else wanted.push(p as { dataset_version: string; source_entity_id: string });
+  }
   if (!wanted.length) return out;
   const rows = await db<{ version_id: string; entity_id: string; fp: string }[]>`
     select e.version_id::text as version_id, e.entity_id, md5(e.data::text) as fp
     from dataset_entities e
     join unnest(${wanted.map((p) => p.dataset_version)}::uuid[], ${wanted.map((p) => p.source_entity_id)}::text[])
       as v(version_id, entity_id) on e.version_id = v.version_id and e.entity_id = v.entity_id`;
-  for (const r of rows) out.set(`${r.version_id}|${r.entity_id}`, r.fp);
+  for (const r of rows) {
+    const key = `${r.version_id}|${r.entity_id}`;
+    out.set(key, r.fp);
+    rememberFingerprint(key, r.fp);
+  }
   return out;
 }
 
@@ -105,15 +129,24 @@ async function lastAlerts(
 
 const pairKey = (subjectRef: string, entityId: string) => `${subjectRef}\u0000${entityId}`;
 
-/** Verdicts for many hits at once (two queries). Within one call a repeated pair raises at most once. */
+/** Verdicts for many hits at once (at most two queries). Within one call a repeated pair raises at most once.
+ * `newSubjects`: subject_refs created by the caller's own request (a new flow's applicant id): no alert can name
+ * them yet, so their newest alerts are not read. */
 export async function decideAlerts(
   db: Sql,
   tenantId: string,
   candidates: AlertCandidate[],
+  newSubjects: ReadonlySet<string> = new Set(),
 ): Promise<AlertVerdict[]> {
   if (!candidates.length) return [];
-  const fps = await entityFingerprints(db, candidates);
-  const last = await lastAlerts(db, tenantId, candidates);
+  const [fps, last] = await Promise.all([
+    entityFingerprints(db, candidates),
+    lastAlerts(
+      db,
+      tenantId,
+      candidates.filter((c) => !newSubjects.has(c.subject_ref)),
+    ),
+  ]);
   const seen = new Set<string>();
   return candidates.map((c) => {
     const fingerprint = fps.get(`${c.dataset_version}|${c.source_entity_id}`) ?? null;

@@ -189,8 +189,13 @@ export function buildCheck(o: CheckOutcome, ctx: RecordContext): CheckRecord {
  * The false-positive memory over drafted records (server/alerts/alert-memory.ts), reads only: drops the alerts
  * that must not be raised, stamps the entity fingerprint into the evidence of those raised, turns the hits on an
  * open alert whose entity changed into refreshes, and sets each check's alert_count. Mutates the records.
+ * `newSubjects`: subject_refs the caller has just created (decideAlerts).
  */
-export async function rememberAlerts(db: Sql, records: CheckRecord[]): Promise<void> {
+export async function rememberAlerts(
+  db: Sql,
+  records: CheckRecord[],
+  newSubjects?: ReadonlySet<string>,
+): Promise<void> {
   const drafted = records.flatMap((r) => r.alerts.map((a) => ({ r, a })));
   if (!drafted.length) return;
   const verdicts = await decideAlerts(
@@ -201,6 +206,7 @@ export async function rememberAlerts(db: Sql, records: CheckRecord[]): Promise<v
       source_entity_id: a.source_entity_id,
       dataset_version: a.evidence.dataset_version,
     })),
+    newSubjects,
   );
   for (const r of records) r.alerts = [];
   drafted.forEach(({ r, a }, i) => {
@@ -310,7 +316,7 @@ async function writeAlertsAndEvents(tx: Tx, written: readonly CheckRecord[]): Pr
 }
 
 /** The check columns as written (CheckInsert's fields). */
-const CHECK_COLUMNS: readonly (keyof CheckInsert)[] = [
+export const CHECK_COLUMNS: readonly (keyof CheckInsert)[] = [
   'id',
   'tenant_id',
   'flow_id',
@@ -335,6 +341,22 @@ const CHECK_COLUMNS: readonly (keyof CheckInsert)[] = [
   'alert_count',
   'run_key',
   'completed_at',
+];
+
+/** The alert columns as written (AlertInsert's fields). */
+export const ALERT_COLUMNS: readonly (keyof AlertInsert)[] = [
+  'id',
+  'tenant_id',
+  'check_id',
+  'flow_id',
+  'batch_id',
+  'applicant_id',
+  'state',
+  'subject_ref',
+  'source_entity_id',
+  'evidence',
+  'four_eyes_required',
+  'queue_sla_at',
 ];
 
 /**

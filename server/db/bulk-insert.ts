@@ -1,4 +1,5 @@
-import { json, type Tx } from './sql.js';
+import type postgres from 'postgres';
+import { json, type Sql, type Tx } from './sql.js';
 
 /**
  * Inserts many rows in one statement with one parameter: the rows as a JSON array, expanded by Postgres
@@ -17,8 +18,20 @@ export async function insertRows<T>(
   rows: readonly T[],
 ): Promise<void> {
   if (!rows.length) return;
-  const cols = tx(columns.map(String));
-  await tx`
-    insert into ${tx(table)} (${cols})
-    select ${cols} from jsonb_populate_recordset(null::${tx(table)}, ${json(tx, rows)})`;
+  await insertRowsStatement(tx, table, columns, rows);
+}
+
+/** The same insert as a statement fragment (a data-modifying CTE of a larger statement: the flow graph). Its text
+ * depends on the table and columns only, never on the number of rows, so one prepared statement serves any number
+ * (zero rows insert nothing). A column a row lacks is written as null. */
+export function insertRowsStatement<T>(
+  sql: Sql,
+  table: string,
+  columns: readonly (keyof T & string)[],
+  rows: readonly T[],
+): postgres.PendingQuery<postgres.Row[]> {
+  const cols = sql(columns.map(String));
+  return sql`
+    insert into ${sql(table)} (${cols})
+    select ${cols} from jsonb_populate_recordset(null::${sql(table)}, ${json(sql, rows)})`;
 }

@@ -42,7 +42,7 @@ import { type TemplateRow, templateAndPolicy, templateById } from '../templates/
 import { type ClientMetadata, type ClientRequest, captureClientMetadata } from './client-metadata.js';
 import { type FlowRow, flowOut, flowOutB } from './flow-model.js';
 import { assertCan, isTerminal, statusForDecision } from './flow-states.js';
-import { insertFlowGraph } from './flow-store.js';
+import { type ApplicantInsert, type AuditInsert, insertFlowGraph } from './flow-store.js';
 
 export interface FlowDeps {
   sql: Sql;
@@ -189,7 +189,8 @@ export async function createFlow(
       subject_ref: reference ?? applicantId,
     };
     records.push(...outcomes.map((o) => buildCheck(o, ctx)));
-    await rememberAlerts(sql, records);
+    // the applicant is new: when it is the subject (no external_id), no earlier alert can name it
+    await rememberAlerts(sql, records, new Set([applicantId]));
   }
 
   const decided =
@@ -203,7 +204,7 @@ export async function createFlow(
   const f = { tenant_id: tenant.tenant_id, id: flowId, applicant_id: applicantId };
   const d = { status, decision: decided?.decision ?? null, reason_codes: decided?.reason_codes ?? [] };
   const storing = insertFlowGraph(sql, {
-    applicant: applicantRow(sql, deps.piiKey, tenant.tenant_id, applicantId, a),
+    applicant: applicantRow(deps.piiKey, tenant.tenant_id, applicantId, a),
     flow: {
       id: flowId,
       tenant_id: tenant.tenant_id,
@@ -216,7 +217,7 @@ export async function createFlow(
       decision_reason_codes: d.reason_codes,
       execution_mode: mode,
       datasets,
-      client_metadata: json(sql, meta),
+      client_metadata: meta,
       policy_version: policy.policy_version,
       completed_at: decided ? new Date() : null,
     },
@@ -226,7 +227,7 @@ export async function createFlow(
       ...checkEvents(records),
       ...(decided ? flowEvents(f, d, ['flow.completed', 'flow.decided']) : []),
     ],
-    ...(actor ? { audit: createdAudit(sql, tenant.tenant_id, flowId, client, actor) } : {}),
+    ...(actor ? { audit: createdAudit(tenant.tenant_id, flowId, client, actor) } : {}),
   });
   const { flow, checks } = await refundIfUnstored(sql, tenant, mode === 'sync', storing);
   const out = flowOut(flow, checks);
@@ -288,7 +289,12 @@ function admitFlow(
 }
 
 /** The applicant row of a new flow: the e-mail only as a keyed hash, the address as one document. */
-function applicantRow(sql: Sql, piiKey: string, tenantId: string, id: string, a: FlowCreateIn['applicant']) {
+function applicantRow(
+  piiKey: string,
+  tenantId: string,
+  id: string,
+  a: FlowCreateIn['applicant'],
+): ApplicantInsert {
   const address = Object.fromEntries(ADDRESS_FIELDS.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
   return {
     id,
@@ -302,20 +308,19 @@ function applicantRow(sql: Sql, piiKey: string, tenantId: string, id: string, a:
     dob: a.dob ?? null,
     nationality: a.nationality?.toUpperCase() ?? null,
     email_hash: a.email ? emailHash(piiKey, a.email) : null,
-    address: sql.json(address),
-    consent: a.consent ? sql.json(a.consent) : null,
-    custom_attributes: sql.json(a.custom_attributes ?? {}),
+    address,
+    consent: a.consent ?? null,
+    custom_attributes: a.custom_attributes ?? {},
   };
 }
 
 /** The audit row an operator's flow creation writes with the flow (in the same statement). */
 function createdAudit(
-  sql: Sql,
   tenantId: string,
   flowId: string,
   client: ClientRequest,
   actor: { actor_type: string; actor_id: string | null },
-) {
+): AuditInsert {
   return {
     tenant_id: tenantId,
     actor_type: actor.actor_type,
@@ -324,7 +329,7 @@ function createdAudit(
     resource_type: 'flows',
     resource_id: flowId,
     request_id: client.request_id,
-    details: sql.json({ method: 'POST', route: '/v1/flows', status: 201, created_id: flowId }),
+    details: { method: 'POST', route: '/v1/flows', status: 201, created_id: flowId },
   };
 }
 

@@ -1,24 +1,72 @@
-import type postgres from 'postgres';
 import type { CheckRow } from '../checks/check-model.js';
-import { alertRow, type CheckRecord, checkRow } from '../checks/recorder.js';
+import { ALERT_COLUMNS, CHECK_COLUMNS, type CheckRecord } from '../checks/recorder.js';
+import { insertRowsStatement } from '../db/bulk-insert.js';
 import { json, type Sql } from '../db/sql.js';
 import { insertEvents, type OutboxRow } from '../outbox/outbox.js';
 import type { FlowRow } from './flow-model.js';
 
-type Row = Record<string, unknown>;
+/** The columns a new flow writes in each table (the others take their defaults). */
+export const APPLICANT_COLUMNS = [
+  'id',
+  'tenant_id',
+  'external_id',
+  'entity_type',
+  'legal_name_first',
+  'legal_name_middle',
+  'legal_name_last',
+  'business_name',
+  'dob',
+  'nationality',
+  'email_hash',
+  'address',
+  'consent',
+  'custom_attributes',
+] as const;
+export const FLOW_COLUMNS = [
+  'id',
+  'tenant_id',
+  'applicant_id',
+  'flow_template_id',
+  'template_slug',
+  'type',
+  'status',
+  'decision',
+  'decision_reason_codes',
+  'execution_mode',
+  'datasets',
+  'client_metadata',
+  'policy_version',
+  'completed_at',
+] as const;
+export const AUDIT_COLUMNS = [
+  'tenant_id',
+  'actor_type',
+  'actor_id',
+  'action',
+  'resource_type',
+  'resource_id',
+  'request_id',
+  'details',
+] as const;
+
+/** A row as written: every column of the list (jsonb columns as plain values). */
+type RowOf<C extends readonly string[]> = { [K in C[number]]: unknown };
+export type ApplicantInsert = RowOf<typeof APPLICANT_COLUMNS>;
+export type FlowInsert = RowOf<typeof FLOW_COLUMNS>;
+export type AuditInsert = RowOf<typeof AUDIT_COLUMNS>;
 
 /**
  * Inserts a new flow with everything created with it in ONE statement (data-modifying CTEs): applicant, flow,
  * checks, alerts and outbox events become visible together or not at all, in one round trip.
  */
 export interface FlowGraph {
-  applicant: Row;
-  flow: Row;
+  applicant: ApplicantInsert;
+  flow: FlowInsert;
   /** the flow's checks, already through the false-positive memory (server/checks/recorder.ts) */
   checks: CheckRecord[];
   /** every outbox event of the new flow, in order */
   events: OutboxRow[];
-  audit?: Row;
+  audit?: AuditInsert;
 }
 
 export function insertFlowGraph(sql: Sql, parts: FlowGraph): Promise<{ flow: FlowRow; checks: CheckRow[] }> {
@@ -92,52 +140,42 @@ function writerFor(sql: Sql): FlowGraphWriter {
   return w;
 }
 
-/** A multi-row insert helper over every key of every row: rows of one table may differ in optional keys (a key a
- * row lacks is written as null). */
-function insertRows(sql: Sql, rows: Row[]) {
-  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  return sql(rows as unknown as Record<string, postgres.ParameterOrJSON<never>>[], columns);
-}
-
 /** One statement for many graphs: applicants, flows, checks, alerts, alert refreshes, outbox events and audit rows
- * become visible together or not at all. */
+ * become visible together or not at all. Its text is the same whatever the number of graphs and rows (each table's
+ * rows travel as one JSON parameter; a table without rows inserts nothing), so each connection prepares it once and
+ * Postgres plans it once. */
 async function writeGraphs(
   sql: Sql,
   batch: PendingGraph[],
 ): Promise<{ flow: FlowRow; checks: CheckRow[] }[]> {
   const graphs = batch.map((b) => b.parts);
-  const applicants = graphs.map((g) => g.applicant);
   const flows = graphs.map((g) => g.flow);
   const records = graphs.flatMap((g) => g.checks);
-  const checks = records.map((r) => checkRow(sql, r.check));
-  const alerts = records.flatMap((r) => r.alerts.map((a) => alertRow(sql, a)));
-  const refreshes = records.flatMap((r) => r.refreshes);
-  const events = graphs.flatMap((g) => g.events);
+  const refreshes = records.flatMap((r) =>
+    r.refreshes.map((f) => ({ alert_id: f.alert_id, evidence: f.evidence })),
+  );
+  const applicants = graphs.map((g) => g.applicant);
+  const checks = records.map((r) => r.check);
+  const alerts = records.flatMap((r) => r.alerts);
   const audits = graphs.flatMap((g) => (g.audit ? [g.audit] : []));
-  // Each insert is its own fragment written as "( insert ": postgres.js picks the helper's form from the last
-  // keyword before it.
-  const ctes = [
-    sql`a as ( insert into applicants ${insertRows(sql, applicants)} returning id )`,
-    sql`f as ( insert into flows ${insertRows(sql, flows)} returning * )`,
-  ];
-  if (checks.length) ctes.push(sql`c as ( insert into checks ${insertRows(sql, checks)} returning * )`);
-  if (alerts.length) ctes.push(sql`al as ( insert into alerts ${insertRows(sql, alerts)} returning id )`);
-  refreshes.forEach((r, i) => {
-    ctes.push(sql`${sql(`rf${i}`)} as (
-      update alerts set evidence = ${json(sql, r.evidence)}, updated_at = now()
-      where id = ${r.alert_id} returning id )`);
-  });
-  if (events.length) ctes.push(sql`o as ( ${insertEvents(sql, events)} returning id )`);
-  if (audits.length) ctes.push(sql`au as ( insert into audit_log ${insertRows(sql, audits)} returning id )`);
-  const withClause = ctes
-    .slice(1)
-    .reduce((acc, c) => sql`${acc}, ${c}`, ctes[0] as postgres.PendingQuery<Row[]>);
-  const checksSel = checks.length
-    ? sql`(select coalesce(json_agg(c.* order by c.seq), '[]') from c where c.flow_id = f.id)`
-    : sql`'[]'::json`;
   const rows = await sql<(FlowRow & { check_rows: CheckRow[] })[]>`
-    with ${withClause}
-    select f.*, ${checksSel} as check_rows from f`;
+    with a as ( ${insertRowsStatement(sql, 'applicants', APPLICANT_COLUMNS, applicants)} ),
+    f as ( ${insertRowsStatement(sql, 'flows', FLOW_COLUMNS, flows)} returning * ),
+    c as ( ${insertRowsStatement(sql, 'checks', CHECK_COLUMNS, checks)} returning * ),
+    al as ( ${insertRowsStatement(sql, 'alerts', ALERT_COLUMNS, alerts)} ),
+    rf as (
+      update alerts set evidence = r.evidence, updated_at = now()
+      from jsonb_to_recordset(${json(sql, refreshes)}) as r (alert_id uuid, evidence jsonb)
+      where alerts.id = r.alert_id ),
+    o as ( ${insertEvents(
+      sql,
+      graphs.flatMap((g) => g.events),
+    )} ),
+    au as ( ${insertRowsStatement(sql, 'audit_log', AUDIT_COLUMNS, audits)} )
+    select f.*, coalesce(cc.check_rows, '[]') as check_rows
+    from f left join (
+      select c.flow_id, json_agg(c.* order by c.seq) as check_rows from c group by c.flow_id
+    ) cc on cc.flow_id = f.id`;
   const byId = new Map(rows.map((r) => [r.id, r]));
   return flows.map((f) => {
     const row = byId.get(f.id as string);

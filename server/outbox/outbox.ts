@@ -11,6 +11,9 @@ export interface OutboxRow<T extends EventType = EventType> {
   type: T;
   resource_id: string;
   payload: EventPayload<T>;
+  /** the request (or job) that caused it (log.ts), taken when the event is built: a group commit writes the events
+   * of many requests in one statement */
+  request_id?: string | null;
 }
 
 /** An outbox row, typed by its event; write it with writeEvents in the same transaction (or statement) as the
@@ -21,7 +24,14 @@ export function outboxEvent<T extends EventType>(
   resourceId: string,
   payload: EventPayload<T>,
 ): OutboxRow<T> {
-  return { id: randomUUID(), tenant_id: tenantId, type, resource_id: resourceId, payload };
+  return {
+    id: randomUUID(),
+    tenant_id: tenantId,
+    type,
+    resource_id: resourceId,
+    payload,
+    request_id: currentRequestId() ?? null,
+  };
 }
 
 /** The insert of outbox rows as a statement fragment, for a caller composing one statement (the flow graph). The
@@ -32,15 +42,15 @@ export function outboxEvent<T extends EventType>(
  * global events: any endpoint — is written already relayed (`delivered_at` set): the relay would have found no
  * endpoint for it, so it skips the relay's claim and update (a second tuple version, new index entries, WAL) and
  * stays out of the `outbox_undelivered` index. The subscriptions are read in the same statement, so an endpoint
- * committed before the change hears it. The rows travel as five arrays (one bind parameter each, whatever their
+ * committed before the change hears it. The rows travel as six arrays (one bind parameter each, whatever their
  * number); the payloads as text, parsed by Postgres (a jsonb[] parameter would be serialized element by element
- * as JSON strings). Each row keeps the id of the request (or job) that caused it, so the log lines of its webhook
- * deliveries carry that id. */
+ * as JSON strings). Each row keeps the id of the request (or job) that caused it (taken when the event was built,
+ * else the current one), so the log lines of its webhook deliveries carry that id. */
 export function insertEvents(sql: Sql, rows: readonly OutboxRow[]) {
   const requestId = currentRequestId() ?? null;
   return sql`
     insert into outbox_events (id, tenant_id, type, resource_id, payload, request_id, delivered_at)
-    select e.id, e.tenant_id, e.type, e.resource_id, e.payload, ${requestId}::text,
+    select e.id, e.tenant_id, e.type, e.resource_id, e.payload, e.request_id,
       case when exists (
         select 1 from webhook_endpoints w
         where w.enabled and w.deleted_at is null and e.type = any (w.events)
@@ -48,8 +58,9 @@ export function insertEvents(sql: Sql, rows: readonly OutboxRow[]) {
       ) then null else now() end
     from unnest(
       ${rows.map((e) => e.id)}::uuid[], ${rows.map((e) => e.tenant_id)}::uuid[], ${rows.map((e) => e.type)}::text[],
-      ${rows.map((e) => e.resource_id)}::uuid[], ${rows.map((e) => JSON.stringify(e.payload))}::text[]::jsonb[]
-    ) as e (id, tenant_id, type, resource_id, payload)`;
+      ${rows.map((e) => e.resource_id)}::uuid[], ${rows.map((e) => JSON.stringify(e.payload))}::text[]::jsonb[],
+      ${rows.map((e) => (e.request_id === undefined ? requestId : e.request_id))}::text[]
+    ) as e (id, tenant_id, type, resource_id, payload, request_id)`;
 }
 
 /** Writes outbox rows in the caller's transaction. */

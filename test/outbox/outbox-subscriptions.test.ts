@@ -115,6 +115,37 @@ describe('outbox rows by subscription', () => {
     );
   });
 
+  it('keeps on each event the request id of the flow that caused it, when concurrent flows share one statement', async () => {
+    // concurrent sync flows are written together (group commit, server/flows/flow-store.ts)
+    const ids = Array.from({ length: 12 }, (_, i) => `outbox-req-${i}`);
+    const flows = await Promise.all(
+      ids.map(async (requestId, i) => {
+        const r = await call<{ id: string }>(t.url, 'POST', '/v1/flows', {
+          token: tenant.secret_key,
+          headers: { 'x-request-id': requestId },
+          body: {
+            mode: 'sync',
+            applicant:
+              i % 2
+                ? { legal_name_first: 'Ivan', legal_name_last: 'Demovsky' }
+                : { legal_name_last: 'Fennimore' },
+          },
+        });
+        expect(r.status).toBe(201);
+        return { requestId, flowId: r.body.id };
+      }),
+    );
+    for (const { requestId, flowId } of flows) {
+      const rows = await t.app.sql<{ request_id: string | null }[]>`
+        select o.request_id from outbox_events o
+        where o.resource_id = ${flowId}
+           or o.resource_id in (select id from checks where flow_id = ${flowId})
+           or o.resource_id in (select id from alerts where flow_id = ${flowId})`;
+      expect(rows.length).toBeGreaterThanOrEqual(4);
+      expect(rows.map((r) => r.request_id)).toEqual(rows.map(() => requestId));
+    }
+  });
+
   it('writes events already relayed again once the endpoint is disabled', async () => {
     const list = await call<{ items: { id: string }[] }>(t.url, 'GET', '/v1/webhook_endpoints', {
       token: tenant.secret_key,
