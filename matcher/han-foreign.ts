@@ -62,6 +62,10 @@ export const HAN_FOREIGN_SOUNDS: Readonly<Record<string, string>> = {
   吉: 'ji',
   加: 'ga',
   杰: 'je',
+  // -ng read as n, like 丁 康 朗 (a foreign n): 普京 Putin
+  京: 'jin',
+  // Xinhua's Russian table: soft д/т before и (季米特洛夫 Dimitrov, 季莫申科 Timoshenko)
+  季: 'ji',
   卡: 'ka',
   凯: 'kai',
   康: 'kon',
@@ -159,8 +163,40 @@ export const HAN_FOREIGN_SOUNDS: Readonly<Record<string, string>> = {
 };
 
 /** A run of Han characters from a transcribed foreign name, read character by character through the table. */
-export function hanForeignReading(run: string): string {
+export function hanForeignReading(run: string, russian?: 'd' | 't'): string {
   let out = '';
-  for (const ch of run) out += HAN_FOREIGN_SOUNDS[ch] ?? anyAscii(ch).toLowerCase();
+  for (const ch of run) {
+    const r = HAN_FOREIGN_SOUNDS[ch] ?? anyAscii(ch).toLowerCase();
+    out += russian === undefined ? r : russianSound(ch, r, russian);
+  }
+  return out;
+}
+
+/** Characters that in transcriptions of Russian names also stand for в (弗 before a consonant, 夫 at a syllable's
+ * end: 弗拉基米尔 Vladimir, 拉夫罗夫 Lavrov), and palatal ji syllables that also stand for a soft д or т before
+ * и (季米特洛夫 Dimitrov, 季莫申科 Timoshenko, 弗拉基米尔 Vladimir, 普京 Putin). */
+const RUSSIAN_V = new Set(['弗', '夫']);
+const RUSSIAN_SOFT = new Set(['基', '吉', '季', '京']);
+
+function russianSound(ch: string, reading: string, soft: 'd' | 't'): string {
+  if (RUSSIAN_V.has(ch)) return 'v';
+  if (RUSSIAN_SOFT.has(ch)) return soft + reading.slice(1);
+  return reading;
+}
+
+/** The readings of a transcribed foreign name (parts apart with a middle dot) through Xinhua's Russian table,
+ * when they differ from the table's: 弗/夫 as v and a palatal ji as soft d, and as soft t (Mandarin has no
+ * voicing contrast to tell them apart). Screened beside the name as alternatives; empty for other names. */
+export function hanRussianReadings(raw: string): string[] {
+  if (!FOREIGN_NAME_DOT_RE.test(raw)) return [];
+  const parts = raw.split(/[\s·・•‧･]+/).filter((p) => p.length > 0);
+  if (parts.length < 2 || !parts.every((p) => /^\p{Script=Han}+$/u.test(p))) return [];
+  if (![...raw].some((ch) => RUSSIAN_V.has(ch) || RUSSIAN_SOFT.has(ch))) return [];
+  const plain = parts.map((p) => hanForeignReading(p)).join(' ');
+  const out: string[] = [];
+  for (const soft of ['d', 't'] as const) {
+    const r = parts.map((p) => hanForeignReading(p, soft)).join(' ');
+    if (r !== plain && !out.includes(r)) out.push(r);
+  }
   return out;
 }

@@ -1,7 +1,8 @@
 // Name normalisation shared by index build and screening: both sides go through exactly the same steps so
 // that aggressive folding (w→v, ou→u, …) only ever creates equalities, never asymmetries.
 import anyAscii from 'any-ascii';
-import { FOREIGN_NAME_DOT_RE, hanForeignReading } from './han-foreign.js';
+import { FOREIGN_NAME_DOT_RE, hanForeignReading, hanRussianReadings } from './han-foreign.js';
+import { KATAKANA_RE, kanaOlderReading, kanaRunReading } from './kana-foreign.js';
 import {
   HONORIFICS,
   JAPANESE_FAMILY_NAMES,
@@ -534,6 +535,9 @@ function transliterate(s: string): string {
       if (foreign) return ` ${foreignHangul(syl)} `;
       return ` ${syl.map((x) => x.replace(/eo/g, 'o').replace(/eu/g, 'u')).join(' ')} `;
     });
+    // katakana: a transcribed foreign name, one word per run, without the vowels Japanese inserts after a
+    // consonant the source pronounces bare (ウラジーミル → urajimir, クリントン → krinton)
+    out = out.replace(KATAKANA_RE, (run) => ` ${kanaRunReading(run)} `);
     // Modern Greek digraphs: ντ = d, μπ = b, ου = u (any-ascii transliterates letter by letter)
     out = out.replace(GREEK_RE, (run) =>
       run
@@ -704,9 +708,18 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
 }
 
 /** Other readings of a name, screened beside it: a 3-character Han name that reads as a Korean name (family
- * + two given-name Hanja, see name-variants.ts) also gets its Korean romanisation (金正恩 → Kim Jong Un). */
+ * + two given-name Hanja, see name-variants.ts) also gets its Korean romanisation (金正恩 → Kim Jong Un); a
+ * foreign name in Chinese characters its readings through the Russian transcription table (弗拉基米尔·普京 →
+ * vladimir pudin, vlatimir putin; han-foreign.ts); a name in katakana its older loan-word reading
+ * (ウラジーミル・プーチン → vradimir putin; kana-foreign.ts). */
 export function alternativeReadings(raw: string): string[] {
   if (!NON_ASCII_RE.test(raw)) return [];
+  const s = raw.normalize('NFKC');
+  const older = kanaOlderReading(s);
+  return [...koreanReading(s), ...hanRussianReadings(s), ...(older === undefined ? [] : [older])];
+}
+
+function koreanReading(raw: string): string[] {
   const han = raw.normalize('NFKC').replace(/[\s·・.]/g, '');
   if (!/^\p{Script=Han}{3}$/u.test(han)) return [];
   const fam = KOREAN_FAMILY_HANJA[han[0]!];
