@@ -104,12 +104,15 @@ export async function resize(g: Gray, width: number, height: number): Promise<Gr
   return single(data, info.width, info.height, info.channels);
 }
 
-/** Rotates a grey image by `degrees` clockwise, filling with white. */
+/** Rotates a grey image by `degrees` clockwise, filling the corners with the image's median grey: a white fill on
+ * a grey photograph makes a global threshold (tesseract's own, Otsu) split the fill from the paper instead of the
+ * ink from the paper, and the band that holds a corner of it is read as nothing. */
 export async function rotate(g: Gray, degrees: number): Promise<Gray> {
   const d = ((degrees % 360) + 360) % 360;
   if (d === 0) return g;
+  const v = median(g);
   const { data, info } = await sharp(g.data, { raw: { width: g.width, height: g.height, channels: 1 } })
-    .rotate(d, { background: { r: 255, g: 255, b: 255 } })
+    .rotate(d, { background: { r: v, g: v, b: v } })
     .greyscale()
     .raw()
     .toBuffer({ resolveWithObject: true });
@@ -153,6 +156,17 @@ export function normalize(g: Gray): Gray {
   const k = 255 / (hi - lo);
   for (let i = 0; i < n; i++) out[i] = Math.max(0, Math.min(255, Math.round(((g.data[i] ?? 0) - lo) * k)));
   return { data: out, width: g.width, height: g.height };
+}
+
+/** The median grey level. */
+export function median(g: Gray): number {
+  const hist = histogram(g);
+  let acc = 0;
+  for (let v = 0; v < 256; v++) {
+    acc += hist[v] ?? 0;
+    if (acc * 2 >= g.data.length) return v;
+  }
+  return 255;
 }
 
 function histogram(g: Gray): number[] {

@@ -221,14 +221,30 @@ export const LETTER_CONFUSIONS: Record<string, string[]> = {
   G: ['C'],
 };
 
+/** Letters a digit read in a letter field may stand for: the repair by field type takes the first (TO_LETTER); a
+ * country code that is then no ICAO code may take another (AU8 for AUS on a photographed page: 8 read for S). */
+const DIGIT_LETTERS: Record<string, string[]> = {
+  '0': ['O', 'D', 'Q'],
+  '1': ['I', 'L', 'T'],
+  '2': ['Z'],
+  '4': ['A'],
+  '5': ['S'],
+  '6': ['G'],
+  '8': ['B', 'S'],
+};
+
 /** A three-letter code that is not an ICAO code becomes the one ICAO code a single confusion away (its '<'
- * filler kept); unchanged when there is none or more than one. */
-export function icaoRepair(field: string): string {
+ * filler kept); unchanged when there is none or more than one. `raw` is the field as read, before digits became
+ * letters: a digit there may stand for any of its DIGIT_LETTERS. */
+export function icaoRepair(field: string, raw = field): string {
   const code = field.replace(/<+$/, '');
   if (code.length < 1 || ICAO_CODES.has(code) || !/^[A-Z]+$/.test(code)) return field;
   const found = new Set<string>();
   for (let i = 0; i < code.length; i++) {
-    for (const alt of LETTER_CONFUSIONS[code[i] as string] ?? []) {
+    for (const alt of [
+      ...(LETTER_CONFUSIONS[code[i] as string] ?? []),
+      ...(DIGIT_LETTERS[raw[i] ?? ''] ?? []),
+    ]) {
       const c = code.slice(0, i) + alt + code.slice(i + 1);
       if (ICAO_CODES.has(c)) found.add(c);
     }
@@ -297,7 +313,7 @@ export function repair(layout: Layout, input: string[]): { lines: string[]; chan
     }
     // country codes: no check digit covers them, but they come from a closed list (ICAO 9303-3)
     if (fd.name === 'issuing_country' || fd.name === 'nationality') {
-      const code = icaoRepair(out);
+      const code = icaoRepair(out, raw);
       if (code !== out) changes++;
       out = code;
     }
@@ -417,11 +433,18 @@ const DATES = /[0-9OQDUILZSBG]{7}[MF<][0-9OQDUILZSBG]{7}/;
 /** Ways to read a cleaned line as an MRZ line of `n` characters: as is; when it is too long, without up to
  * eight leading characters (a mark or a border read before the first character); and, for a data line,
  * aligned on its dates. */
-function starts(line: string, n: number, data: boolean): string[] {
+function starts(text: string, n: number, kind: 'names' | 'data' | 'other'): string[] {
+  // the name field ends in filler only: a character after three or more fillers at the end of the name line is a
+  // mark or the card's edge, never a name (a name part follows at most '<<'; the strict check refuses it)
+  const line = kind === 'names' && /<<<[^<]$/.test(text) ? text.slice(0, -1) : text;
   const out = [fitLength(line, n)];
   // only a line too long for its format has something before its first character
   for (let k = 1; k <= Math.min(8, line.length - n); k++) out.push(fitLength(line.slice(k), n));
-  if (data) {
+  if (kind === 'data') {
+    // a data line ends with a check digit: a letter read after it (a mark, the card's edge) puts every check digit
+    // before it one position off, the more so when a filler was lost too (62_pass-aus)
+    if (/[A-Z]$/.test(line) && !TO_DIGIT[line[line.length - 1] as string])
+      out.push(fitLength(line.slice(0, -1), n));
     const m = DATES.exec(line);
     const at = DATES_AT[n] ?? 0;
     if (m && m.index > at) out.push(fitLength(line.slice(m.index - at), n));
@@ -453,9 +476,9 @@ export function findCandidates(text: string): Candidate[] {
     const groupStart = out.length;
     const full = () => out.length - groupStart >= MAX_PER_GROUP;
     if (b && c && near(a, 30) && near(b, 30) && near(c, 30)) {
-      for (const a1 of starts(a, 30, false).filter((x) => /^[IAC][A-Z<][A-Z]/.test(headLetters(x)))) {
-        for (const b1 of starts(b, 30, true)) {
-          for (const c1 of starts(c, 30, false))
+      for (const a1 of starts(a, 30, 'other').filter((x) => /^[IAC][A-Z<][A-Z]/.test(headLetters(x)))) {
+        for (const b1 of starts(b, 30, 'data')) {
+          for (const c1 of starts(c, 30, 'names'))
             if (!full()) out.push({ format: 'TD1', lines: [a1, b1, c1] });
         }
       }
@@ -463,10 +486,10 @@ export function findCandidates(text: string): Candidate[] {
     if (!b) continue;
     for (const n of [44, 36]) {
       if (!near(a, n) || !near(b, n)) continue;
-      for (const a1 of starts(a, n, false).filter((x) => /^[PVIAC][A-Z<][A-Z]/.test(headLetters(x)))) {
+      for (const a1 of starts(a, n, 'names').filter((x) => /^[PVIAC][A-Z<][A-Z]/.test(headLetters(x)))) {
         const visa = a1.startsWith('V');
         const format: MrzFormat = n === 44 ? (visa ? 'MRVA' : 'TD3') : visa ? 'MRVB' : 'TD2';
-        for (const b1 of starts(b, n, true)) if (!full()) out.push({ format, lines: [a1, b1] });
+        for (const b1 of starts(b, n, 'data')) if (!full()) out.push({ format, lines: [a1, b1] });
       }
     }
   }
@@ -773,7 +796,7 @@ export function hybridCandidate(c: Candidate, secondEngine: string): Candidate |
     .map(cleanLine)
     .filter((l) => l.length >= 20)
     // every plausible start (a character read before the first, the line aligned on its dates)
-    .flatMap((l) => starts(l, layout.length, true))
+    .flatMap((l) => starts(l, layout.length, 'data'))
     .map(restoreFiller);
   const covered = checkedPositions(layout);
   const lines = [...c.lines];

@@ -28,7 +28,7 @@ import {
 } from './mrz-text.js';
 import { createOcr, type Ocr, type OcrLine } from './ocr.js';
 import { strictCheck } from './strict.js';
-import type { DocumentReader, DocumentReading, ImageQuality } from './types.js';
+import type { DocumentReader, DocumentReading, ImageQuality, MrzFields } from './types.js';
 
 /** Quality thresholds, measured on the PassportEye specimen set (docs/decisions.md "Document reading"). */
 export const QUALITY_THRESHOLDS = {
@@ -357,6 +357,30 @@ function resolveNames(r: Reading, readings: Reading[]): Reading {
   return reparsed?.check_digits_valid ? { ...r, ...reparsed } : r;
 }
 
+/** Valid readings that disagree with no larger group among them: the readings whose check digits fail can still
+ * tell. A group's backers are the preprocessings with a reading, valid or not, that has the group's value in every
+ * field where the groups differ (100_pass-isl: A0000000 read by two preprocessings, ADUU00DU — valid check digits
+ * by chance — by one). The index of the group with at least two backers and more than any other, else null
+ * (→ readings_disagree). */
+export function tieBreak(
+  groups: MrzFields[],
+  readings: { variant: string; fields: MrzFields }[],
+): number | null {
+  const keys = Object.keys(groups[0] ?? {}) as (keyof MrzFields)[];
+  const contested = keys.filter((k) => groups.some((g) => g[k] !== groups[0]?.[k]));
+  const backers = groups.map(
+    (g) =>
+      new Set(
+        readings
+          .filter((r) => r.fields.format === g.format && contested.every((k) => r.fields[k] === g[k]))
+          .map((r) => r.variant),
+      ).size,
+  );
+  const most = Math.max(...backers);
+  if (most < 2 || backers.filter((b) => b === most).length > 1) return null;
+  return backers.indexOf(most);
+}
+
 function decide(input: Reading[], q: ImageQuality, started: number): DocumentReading {
   const took = () => Math.round(performance.now() - started);
   const readings = input.map((r) => resolveNames(r, input));
@@ -398,8 +422,20 @@ function decide(input: Reading[], q: ImageQuality, started: number): DocumentRea
       best = b2;
       agreeing = size(top);
     } else if (ranked.length > 1) {
-      disagree = true;
-      agreeing = size(groups.get(JSON.stringify(best.fields)) ?? [best]);
+      const won = tieBreak(
+        ranked.map((g) => (g[0] as Reading).fields),
+        readings,
+      );
+      const g = won === null ? undefined : ranked[won];
+      if (g) {
+        let b2 = g[0] as Reading;
+        for (const r of g) if (better(r, b2)) b2 = r;
+        best = b2;
+        agreeing = size(g);
+      } else {
+        disagree = true;
+        agreeing = size(groups.get(JSON.stringify(best.fields)) ?? [best]);
+      }
     }
   }
   // names: check digits do not cover them; a second engine (LSTM) must agree letter by letter

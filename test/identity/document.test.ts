@@ -7,6 +7,7 @@ import { Piscina } from 'piscina';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPECIMEN_TD2, SPECIMEN_TD3 } from '../../bench/mrz-specimens.js';
+import { median, rotate } from '../../identity/document/image.js';
 import {
   createDocumentReader,
   type DocumentReader,
@@ -24,6 +25,7 @@ import {
   parseLines,
   readCandidate,
 } from '../../identity/document/mrz-text.js';
+import { tieBreak } from '../../identity/document/reader.js';
 import { HAS_SHARED_DATA, REPO_ROOT, sharedPath } from '../helpers/shared-data.js';
 
 const TD3_LINES = [
@@ -90,6 +92,38 @@ describe('MRZ text: check digits, repair, parsing', () => {
     expect(r?.fields).toMatchObject({ issuing_country: 'TWN', nationality: 'TWN' });
   });
 
+  it('a digit read in a country code may stand for another letter than the usual one (AU8: AUS, not AUB)', () => {
+    expect(icaoRepair('AUB', 'AU8')).toBe('AUS');
+    // without the raw reading, B is no known confusion: unchanged
+    expect(icaoRepair('AUB')).toBe('AUB');
+    // 0 read in a code: O, D or Q; ambiguous alternatives leave the field for the strict check to refuse
+    expect(icaoRepair('UTO', 'UT0')).toBe('UTO');
+  });
+
+  it('drops a character read after the last check digit or after the name filler (the edge of a photographed page)', () => {
+    // 62_pass-aus: a filler lost before the last two digits and an F read after them; a 1 after the name filler
+    const read = [
+      'P<AUSC1TIZEN<<JANE<<<<<<<<<<<<<<<<<<<<<<<<<1',
+      'PA09404097AU88406077F1903212<17331334P<<<08F',
+    ];
+    const parsed = findCandidates(read.join('\n'))
+      .map(readCandidate)
+      .filter((r) => r?.check_digits_valid);
+    expect(parsed).toHaveLength(1);
+    expect(parsed[0]?.fields).toMatchObject({
+      issuing_country: 'AUS',
+      nationality: 'AUS',
+      document_number: 'PA0940409',
+      surname: 'CITIZEN',
+      given_names: 'JANE',
+      birth_date: '1984-06-07',
+      expiry_date: '2019-03-21',
+      optional_data: '17331334P',
+    });
+    // a digit after the last check digit is not dropped: it may be the check digit itself, misplaced
+    expect(findCandidates(`${read[0]}\nPA09404097AU88406077F1903212<17331334P<<<081`).length).toBe(1);
+  });
+
   it("takes the digits from the LSTM engine where the legacy engine read letters, keeping the legacy engine's names", () => {
     // 79_pass-hun: the legacy engine reads BD0002028 as BDODOZOZB, the LSTM engine the digits right, its fillers as L
     const legacy = [
@@ -142,6 +176,69 @@ describe('MRZ text: check digits, repair, parsing', () => {
     expect(mrzDate('300101', 'birth', now)).toBe('1930-01-01');
     expect(mrzDate('120415', 'expiry', now)).toBe('2012-04-15');
     expect(mrzDate('991301', 'expiry', now)).toBeNull();
+  });
+});
+
+describe('valid readings that disagree: the tie-break', () => {
+  const good = { ...SPECIMEN_TD3, document_number: 'A0000000' };
+  const chance = { ...SPECIMEN_TD3, document_number: 'ADUU00DU' };
+  const invalid = { ...SPECIMEN_TD3, document_number: 'A0000000', birth_date: null };
+
+  it('takes the group whose contested fields more preprocessings read, valid or not (100_pass-isl)', () => {
+    const readings = [
+      { variant: 'strip', fields: chance },
+      { variant: 'gray-large', fields: good },
+      // check digits invalid elsewhere (a date), but the same document number: a second reading of it
+      { variant: 'sauvola', fields: invalid },
+    ];
+    expect(tieBreak([chance, good], readings)).toBe(1);
+  });
+
+  it('stays undecided (→ readings_disagree) on a tie or with a single backer', () => {
+    expect(
+      tieBreak(
+        [chance, good],
+        [
+          { variant: 'strip', fields: chance },
+          { variant: 'gray', fields: good },
+        ],
+      ),
+    ).toBeNull();
+    expect(
+      tieBreak(
+        [chance, good],
+        [
+          { variant: 'strip', fields: chance },
+          { variant: 'otsu', fields: chance },
+          { variant: 'gray', fields: good },
+          { variant: 'sauvola', fields: invalid },
+        ],
+      ),
+    ).toBeNull();
+    // two readings of the same preprocessing are one backer
+    expect(
+      tieBreak(
+        [chance, good],
+        [
+          { variant: 'strip', fields: chance },
+          { variant: 'gray', fields: good },
+          { variant: 'gray', fields: invalid },
+        ],
+      ),
+    ).toBeNull();
+  });
+});
+
+describe('image handling', () => {
+  it("fills the corners a rotation uncovers with the image's median grey, not white", async () => {
+    // a grey photograph turned by its skew: a white wedge would make a global threshold split fill from paper
+    const g = { data: new Uint8Array(200 * 100).fill(120), width: 200, height: 100 };
+    for (let i = 0; i < 200; i += 10) g.data[50 * 200 + i] = 0;
+    expect(median(g)).toBe(120);
+    const r = await rotate(g, 20);
+    expect(r.width).toBeGreaterThan(200);
+    expect(r.data[0]).toBe(120);
+    expect(r.data[r.data.length - 1]).toBe(120);
   });
 });
 
