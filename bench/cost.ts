@@ -111,6 +111,9 @@ interface Snap {
   rows: Map<string, number>;
   indexEntries: Map<string, number>;
   relayed: number;
+  /** transactions committed or rolled back in the bench database (pg_stat_database: every statement outside an
+   * explicit transaction is one) */
+  xacts: number;
   bench: NodeJS.CpuUsage;
 }
 
@@ -139,6 +142,8 @@ export interface PhaseCost {
   /** outbox rows updated by the relay per request (each a second tuple version and its index entries; rows that no
    * endpoint subscribes to are written relayed, delivered_at = created_at) */
   relayed: number;
+  /** Postgres transactions per request */
+  xacts: number;
   /** event-loop delay of each server process over the phase, ms */
   eld: Record<string, { p50: number; p90: number; p99: number; max: number }>;
 }
@@ -210,6 +215,8 @@ export class CostProbe {
     }
     const [rel] = await sql<{ n: number }[]>`
       select count(*)::int as n from outbox_events where delivered_at <> created_at`;
+    const [x] = await sql<{ n: string }[]>`
+      select (xact_commit + xact_rollback)::text as n from pg_stat_database where datname = current_database()`;
     return {
       at: performance.now(),
       procs,
@@ -218,6 +225,7 @@ export class CostProbe {
       rows,
       indexEntries,
       relayed: rel?.n ?? 0,
+      xacts: Number(x?.n ?? 0),
       bench: process.cpuUsage(),
     };
   }
@@ -259,8 +267,9 @@ export class CostProbe {
     const result = await run();
     await perf?.();
     const eldTexts = await Promise.all(this.procs.map((p) => metricsText(p.url)));
-    // let the group-commit writer, the relay and the stats settle before counting
-    await new Promise((r) => setTimeout(r, 500));
+    // let the group-commit writer, the relay and the stats settle before counting (backends flush their
+    // transaction counts to pg_stat_database at most once a second)
+    await new Promise((r) => setTimeout(r, 1100));
     const after = await this.snap();
     const n = Math.max(1, requests(result), (after.rows.get('flows') ?? 0) - (before.rows.get('flows') ?? 0));
     const seconds = (after.at - before.at) / 1000;
@@ -341,6 +350,7 @@ export class CostProbe {
         rows: per(after.rows, before.rows),
         index_entries: per(after.indexEntries, before.indexEntries),
         relayed: Math.round(((after.relayed - before.relayed) / n) * 100) / 100,
+        xacts: Math.round(((after.xacts - before.xacts) / n) * 100) / 100,
         eld,
       },
     };
@@ -405,6 +415,10 @@ export function costTable(costs: PhaseCost[]): string {
     line(
       'outbox rows relayed (updated)',
       costs.map((c) => c.relayed),
+    ),
+    line(
+      "Postgres transactions (statements outside a transaction; the probe's own ~40 a phase included)",
+      costs.map((c) => c.xacts),
     ),
     ...keys((c) => c.eld).map((k) =>
       line(

@@ -1,5 +1,5 @@
 import type { CheckRow } from '../checks/check-model.js';
-import { ALERT_COLUMNS, CHECK_COLUMNS, type CheckRecord } from '../checks/recorder.js';
+import { ALERT_COLUMNS, CHECK_COLUMNS, type CheckInsert, type CheckRecord } from '../checks/recorder.js';
 import { insertRowsStatement } from '../db/bulk-insert.js';
 import { json, type Sql } from '../db/sql.js';
 import { insertEvents, type OutboxRow } from '../outbox/outbox.js';
@@ -158,10 +158,13 @@ async function writeGraphs(
   const checks = records.map((r) => r.check);
   const alerts = records.flatMap((r) => r.alerts);
   const audits = graphs.flatMap((g) => (g.audit ? [g.audit] : []));
-  const rows = await sql<(FlowRow & { check_rows: CheckRow[] })[]>`
+  // the checks come back as what the database adds to them (seq, created_at, completed_at: the trigger keeps it
+  // not before created_at), not as whole rows: the rest is what was just sent
+  const rows = await sql<(FlowRow & { check_rows: [string, string, string, string | null][] })[]>`
     with a as ( ${insertRowsStatement(sql, 'applicants', APPLICANT_COLUMNS, applicants)} ),
     f as ( ${insertRowsStatement(sql, 'flows', FLOW_COLUMNS, flows)} returning * ),
-    c as ( ${insertRowsStatement(sql, 'checks', CHECK_COLUMNS, checks)} returning * ),
+    c as ( ${insertRowsStatement(sql, 'checks', CHECK_COLUMNS, checks)}
+      returning id, flow_id, seq, created_at, completed_at ),
     al as ( ${insertRowsStatement(sql, 'alerts', ALERT_COLUMNS, alerts)} ),
     rf as (
       update alerts set evidence = r.evidence, updated_at = now()
@@ -174,23 +177,27 @@ async function writeGraphs(
     au as ( ${insertRowsStatement(sql, 'audit_log', AUDIT_COLUMNS, audits)} )
     select f.*, coalesce(cc.check_rows, '[]') as check_rows
     from f left join (
-      select c.flow_id, json_agg(c.* order by c.seq) as check_rows from c group by c.flow_id
+      select c.flow_id,
+        json_agg(json_build_array(c.id, c.seq::text, c.created_at, c.completed_at) order by c.seq) as check_rows
+      from c group by c.flow_id
     ) cc on cc.flow_id = f.id`;
+  const sent = new Map(checks.map((c) => [c.id, c]));
   const byId = new Map(rows.map((r) => [r.id, r]));
   return flows.map((f) => {
     const row = byId.get(f.id as string);
     if (!row) throw new Error('flow insert returned nothing');
     const { check_rows, ...flow } = row;
-    return { flow, checks: check_rows.map(reviveCheck) };
+    return {
+      flow,
+      checks: check_rows.map(([id, seq, createdAt, completedAt]): CheckRow => {
+        const { tenant_id: _, ...check } = sent.get(id) as CheckInsert;
+        return {
+          ...check,
+          seq,
+          created_at: new Date(createdAt),
+          completed_at: completedAt ? new Date(completedAt) : null,
+        };
+      }),
+    };
   });
-}
-
-/** json_agg gives timestamps as strings; bring them back to Dates like a plain select. */
-export function reviveCheck(c: CheckRow): CheckRow {
-  return {
-    ...c,
-    seq: String(c.seq),
-    created_at: new Date(c.created_at),
-    completed_at: c.completed_at ? new Date(c.completed_at) : null,
-  };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EVENT_CATALOGUE, EVENT_TYPES, type EventPayload, type EventType } from '../../schemas/events.js';
-import type { Sql } from '../db/sql.js';
+import { json, type Sql } from '../db/sql.js';
 import { currentRequestId } from '../log.js';
 
 /** One event of the transactional outbox (the catalogue and its payload schemas: schemas/events.ts). */
@@ -42,12 +42,13 @@ export function outboxEvent<T extends EventType>(
  * global events: any endpoint — is written already relayed (`delivered_at` set): the relay would have found no
  * endpoint for it, so it skips the relay's claim and update (a second tuple version, new index entries, WAL) and
  * stays out of the `outbox_undelivered` index. The subscriptions are read in the same statement, so an endpoint
- * committed before the change hears it. The rows travel as six arrays (one bind parameter each, whatever their
- * number); the payloads as text, parsed by Postgres (a jsonb[] parameter would be serialized element by element
- * as JSON strings). Each row keeps the id of the request (or job) that caused it (taken when the event was built,
- * else the current one), so the log lines of its webhook deliveries carry that id. */
+ * committed before the change hears it. The rows travel as one JSON parameter (jsonb_to_recordset) whatever their
+ * number: one JSON.stringify, no array-literal escaping of each payload, one statement text. Each row keeps the id
+ * of the request (or job) that caused it (taken when the event was built, else the current one), so the log lines
+ * of its webhook deliveries carry that id. */
 export function insertEvents(sql: Sql, rows: readonly OutboxRow[]) {
   const requestId = currentRequestId() ?? null;
+  const events = rows.map((e) => (e.request_id === undefined ? { ...e, request_id: requestId } : e));
   return sql`
     insert into outbox_events (id, tenant_id, type, resource_id, payload, request_id, delivered_at)
     select e.id, e.tenant_id, e.type, e.resource_id, e.payload, e.request_id,
@@ -56,11 +57,8 @@ export function insertEvents(sql: Sql, rows: readonly OutboxRow[]) {
         where w.enabled and w.deleted_at is null and e.type = any (w.events)
           and (e.tenant_id is null or w.tenant_id = e.tenant_id)
       ) then null else now() end
-    from unnest(
-      ${rows.map((e) => e.id)}::uuid[], ${rows.map((e) => e.tenant_id)}::uuid[], ${rows.map((e) => e.type)}::text[],
-      ${rows.map((e) => e.resource_id)}::uuid[], ${rows.map((e) => JSON.stringify(e.payload))}::text[]::jsonb[],
-      ${rows.map((e) => (e.request_id === undefined ? requestId : e.request_id))}::text[]
-    ) as e (id, tenant_id, type, resource_id, payload, request_id)`;
+    from jsonb_to_recordset(${json(sql, events)})
+      as e (id uuid, tenant_id uuid, type text, resource_id uuid, payload jsonb, request_id text)`;
 }
 
 /** Writes outbox rows in the caller's transaction. */
