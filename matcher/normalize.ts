@@ -1,6 +1,7 @@
 // Name normalisation shared by index build and screening: both sides go through exactly the same steps so
 // that aggressive folding (w→v, ou→u, …) only ever creates equalities, never asymmetries.
 import anyAscii from 'any-ascii';
+import { burmeseWords, MYANMAR_RE } from './burmese.js';
 import { FOREIGN_NAME_DOT_RE, hanForeignReading, hanRussianReadings } from './han-foreign.js';
 import { KATAKANA_RE, kanaOlderReading, kanaRunReading } from './kana-foreign.js';
 import {
@@ -28,8 +29,8 @@ export interface NormalizedName {
 }
 
 // scripts that leave short or inherent vowels unwritten: Hebrew, Arabic/Persian/Urdu, Syriac, Thaana, Thai, Lao,
-// Myanmar, Khmer
-const ABJAD_RE = /[\u0590-\u08FF\u0E00-\u0EFF\u1000-\u109F\u1780-\u17FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+// Khmer (Burmese is read with its vowels, burmese.ts)
+const ABJAD_RE = /[\u0590-\u08FF\u0E00-\u0EFF\u1780-\u17FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
 const SEMITIC_RUN_RE = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]+/g;
 const HAN_RE = /\p{Script=Han}+/gu;
 const HANGUL_RE = /\p{Script=Hangul}+/gu;
@@ -538,6 +539,11 @@ function transliterate(s: string): string {
     // katakana: a transcribed foreign name, one word per run, without the vowels Japanese inserts after a
     // consonant the source pronounces bare (ウラジーミル → urajimir, クリントン → krinton)
     out = out.replace(KATAKANA_RE, (run) => ` ${kanaRunReading(run)} `);
+    // Burmese: syllable by syllable, each syllable's rhyme read as names are romanised (မင်းအောင်လှိုင် → min
+    // aung hlaing)
+    const myanmarWords = burmeseWords(out.match(MYANMAR_RE) ?? []);
+    let w = 0;
+    out = out.replace(MYANMAR_RE, () => ` ${myanmarWords[w++] ?? ''} `);
     // Modern Greek digraphs: ντ = d, μπ = b, ου = u (any-ascii transliterates letter by letter)
     out = out.replace(GREEK_RE, (run) =>
       run
