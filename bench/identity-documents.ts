@@ -181,13 +181,19 @@ const BY_EYE: Record<string, Partial<MrzFields>> = {
     sex: 'F',
     expiry_date: '2023-01-14',
   },
+  // P<FRAULYSSE<<CHRISTOPHE<<… / 08CD503380FRA6004103M1806058<<<<<<<<<<<<<<06 (the visual zone: 08CD50338,
+  // 10.04.1960, 05.06.2018)
   'testdata/43_pass-fra.jpg': {
+    document_type: 'P',
+    issuing_country: 'FRA',
     document_number: '08CD50338',
     surname: 'ULYSSE',
     given_names: 'CHRISTOPHE',
+    nationality: 'FRA',
     birth_date: '1960-04-10',
     sex: 'M',
     expiry_date: '2018-06-05',
+    optional_data: null,
   },
   'testdata/24_pass-egy.jpg': {
     document_number: 'A00051376',

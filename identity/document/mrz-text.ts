@@ -289,7 +289,11 @@ function setChars(lines: string[], line: number, start: number, value: string): 
 /** Coerces every character to its field's class (letters in numeric fields become digits and vice versa),
  * then repairs alphanumeric fields whose check digit fails by trying the usual confusions (at most two
  * changes; only a unique minimal repair is applied). Returns the repaired lines and the number of changes. */
-export function repair(layout: Layout, input: string[]): { lines: string[]; changes: number } {
+export function repair(
+  layout: Layout,
+  input: string[],
+  alternatives: string[][] = [],
+): { lines: string[]; changes: number } {
   const lines = [...input];
   let changes = 0;
   for (const fd of layout.fields) {
@@ -323,7 +327,7 @@ export function repair(layout: Layout, input: string[]): { lines: string[]; chan
     if (c.name === 'composite') continue;
     const ok = checkResults(layout, lines).find((x) => x.name === c.name)?.valid;
     if (ok) continue;
-    const fixed = searchRepair(layout, lines, c);
+    const fixed = searchRepair(layout, lines, c, alternatives);
     if (fixed) {
       changes += fixed.changes;
       for (let i = 0; i < lines.length; i++) lines[i] = fixed.lines[i] ?? '';
@@ -332,38 +336,72 @@ export function repair(layout: Layout, input: string[]): { lines: string[]; chan
   return { lines, changes };
 }
 
+/** Several repairs pass the check digit: the one whose every changed character another reading of the same band
+ * has at that position (`alternatives`, lines aligned with ours), when exactly one does; else none. */
+function pickSupported(
+  found: string[][],
+  lines: string[],
+  range: Range,
+  alternatives: string[][],
+): string[] | null {
+  const row = range.line;
+  const supported = found.filter((cand) => {
+    for (let i = range.start; i < range.end; i++) {
+      const ch = (cand[row] ?? '')[i];
+      if (ch !== (lines[row] ?? '')[i] && !alternatives.some((a) => (a[row] ?? '')[i] === ch)) return false;
+    }
+    return true;
+  });
+  return supported.length === 1 ? (supported[0] as string[]) : null;
+}
+
 function searchRepair(
   layout: Layout,
   lines: string[],
   check: Check,
+  alternatives: string[][] = [],
 ): { lines: string[]; changes: number } | null {
   const range = check.over[0];
   if (!range || check.over.length !== 1) return null;
   const value = take(lines, range);
   const positions: number[] = [];
-  // a document number never gets an O or Q back (see repair)
-  const swaps = (ch: string): string[] =>
-    (SWAPS[ch] ?? []).filter((x) => check.name !== 'document_number' || (x !== 'O' && x !== 'Q'));
-  for (let i = 0; i < value.length; i++) if (swaps(value[i] as string).length) positions.push(i);
+  const numeric = layout.fields.find((x) => x.line === range.line && x.start === range.start)?.kind === 'N';
+  // the usual confusions, and what another reading of the band has at that position (per-character vote: a
+  // repair that takes it is read so by an engine), in the field's class; a document number never gets an O or Q
+  // back (see repair)
+  const swapsAt = (i: number): string[] => {
+    const ch = value[i] as string;
+    const seen = alternatives
+      .map((a) => (a[range.line] ?? '')[range.start + i] ?? '')
+      .map((x) => (numeric ? (TO_DIGIT[x] ?? x) : x))
+      .filter((x) => /^[A-Z0-9<]$/.test(x));
+    return [...new Set([...(SWAPS[ch] ?? []), ...seen])].filter(
+      (x) => x !== ch && (check.name !== 'document_number' || (x !== 'O' && x !== 'Q')),
+    );
+  };
+  for (let i = 0; i < value.length; i++) if (swapsAt(i).length) positions.push(i);
   const valid = (cand: string[]) =>
     checkResults(layout, cand).find((x) => x.name === check.name)?.valid === true;
   const found: string[][] = [];
   for (const i of positions) {
-    for (const alt of swaps(value[i] as string)) {
+    for (const alt of swapsAt(i)) {
       const cand = [...lines];
       setChars(cand, range.line, range.start + i, alt);
       if (valid(cand)) found.push(cand);
     }
   }
   if (found.length === 1) return { lines: found[0] as string[], changes: 1 };
+  // several single changes pass (D8CDS0338 and 08CD50338 for 43_pass-fra's 08CDS0338): another reading decides
+  const one = found.length > 1 ? pickSupported(found, lines, range, alternatives) : null;
+  if (one) return { lines: one, changes: 1 };
   // two changes among many ambiguous characters would find some repair by chance (and cost quadratic time)
   if (found.length > 1 || positions.length > 10) return null;
   for (let a = 0; a < positions.length; a++) {
     for (let b = a + 1; b < positions.length; b++) {
       const i = positions[a] as number;
       const j = positions[b] as number;
-      for (const altI of swaps(value[i] as string)) {
-        for (const altJ of swaps(value[j] as string)) {
+      for (const altI of swapsAt(i)) {
+        for (const altJ of swapsAt(j)) {
           const cand = [...lines];
           setChars(cand, range.line, range.start + i, altI);
           setChars(cand, range.line, range.start + j, altJ);
@@ -372,7 +410,9 @@ function searchRepair(
       }
     }
   }
-  return found.length === 1 ? { lines: found[0] as string[], changes: 2 } : null;
+  if (found.length === 1) return { lines: found[0] as string[], changes: 2 };
+  const two = found.length > 1 ? pickSupported(found, lines, range, alternatives) : null;
+  return two ? { lines: two, changes: 2 } : null;
 }
 
 // ---- finding MRZ lines in OCR text ---------------------------------------------------------------------
@@ -603,10 +643,10 @@ export function parseLines(format: MrzFormat, lines: string[], changes = 0): Par
 }
 
 /** Repair then parse. */
-export function readCandidate(c: Candidate): Parsed | null {
+export function readCandidate(c: Candidate, alternatives: string[][] = []): Parsed | null {
   const layout = LAYOUTS[c.format];
   if (c.lines.length !== layout.lines) return null;
-  const fixed = repair(layout, c.lines);
+  const fixed = repair(layout, c.lines, alternatives);
   return parseLines(c.format, fixed.lines, fixed.changes);
 }
 

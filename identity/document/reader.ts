@@ -47,6 +47,9 @@ export interface ReaderOptions extends Partial<ImageLimits> {}
 const LAYOUT_WIDTH = 1600;
 /** Height, in pixels, a text line of the MRZ band is scaled to before it is read. */
 const BAND_LINE_HEIGHT = 44;
+/** The same for the LSTM engine's second look at a band no reading of which passed (43_pass-fra: read right at
+ * 80 px Sauvola, wrong at 44 px by both engines). */
+const LARGE_LINE_HEIGHTS = [64, 80, 96];
 
 interface Reading extends Parsed {
   variant: string;
@@ -212,28 +215,45 @@ async function readOrientation(ocr: Ocr, gray: Gray, rotation: number, first: bo
   }
   // the LSTM engine reads digits that the legacy engine takes for letters on some fonts (0/O, 2/Z, 8/B): one more
   // reading per legacy candidate (at most 8) with the characters check digits cover taken from its text
-  const seen = new Set<string>();
-  for (const r of [...readings]) {
-    const key = `${r.fields.format}|${r.raw.join('|')}`;
-    if (seen.has(key) || seen.size >= 8) continue;
-    seen.add(key);
-    const h = hybridCandidate({ format: r.fields.format, lines: r.raw }, lstm);
-    const parsed = h && readCandidate(h);
-    // the letters kept from a legacy candidate are only as good as that candidate: a hybrid counts when it passes
-    // the strict check too (one candidate's misaligned start or stray letters must not outvote the others)
-    if (h && parsed?.check_digits_valid && strictCheck(parsed.fields, parsed.lines).length === 0)
-      readings.push({ ...parsed, variant: 'lstm', rotation, raw: h.lines, lstm: '', lstm2: '' });
+  const legacy = [...readings];
+  const hybrids = (variant: string, text: string) => {
+    const seen = new Set<string>();
+    for (const r of legacy) {
+      const key = `${r.fields.format}|${r.raw.join('|')}`;
+      if (seen.has(key) || seen.size >= 8) continue;
+      seen.add(key);
+      const h = hybridCandidate({ format: r.fields.format, lines: r.raw }, text);
+      // where several repairs pass a check digit, the legacy candidate's own characters decide (pickSupported)
+      const parsed = h && readCandidate(h, [r.raw]);
+      // the letters kept from a legacy candidate are only as good as that candidate: a hybrid counts when it
+      // passes the strict check too (one candidate's misaligned start or stray letters must not outvote the others)
+      if (h && parsed?.check_digits_valid && strictCheck(parsed.fields, parsed.lines).length === 0)
+        readings.push({ ...parsed, variant, rotation, raw: h.lines, lstm: text, lstm2: '' });
+    }
+  };
+  hybrids('lstm', lstm);
+  // no reading passes its check digits and the strict check: small print (a 376 px page's 10 px lines) that both
+  // engines misread at this scale. The LSTM engine reads the band once more at LARGE_LINE_HEIGHT, grey and
+  // Sauvola-binarised, for two more hybrid readings; each one's names are compared with the LSTM text its digits
+  // came from (decide), so a hybrid is only accepted when that text reads the legacy engine's letters too
+  if (!readings.some((r) => r.check_digits_valid && strictCheck(r.fields, r.lines).length === 0)) {
+    for (const hl of LARGE_LINE_HEIGHTS) {
+      const kl = Math.min(hl / band.lineHeight, 4000 / Math.max(1, bandImg.width));
+      const large = await resize(bandImg, bandImg.width * kl, bandImg.height * kl);
+      hybrids(`lstm-${hl}`, await ocr.blockLstm(await png(large)));
+      hybrids(`lstm-${hl}-sauvola`, await ocr.blockLstm(await png(sauvola(large, hl * 2 + 1, 0.2))));
+    }
   }
   // a valid reading whose letters the LSTM engine reads otherwise: the LSTM engine reads the band once more, on
   // another preprocessing, so that a known confusion of the legacy engine (W/N/H/M …) it reads alike twice can be
   // resolved (checkNames)
   let lstm2 = '';
   const unresolved = readings.some(
-    (r) => r.check_digits_valid && checkNames(r.fields.format, r.lines, lstm, []).unresolved > 0,
+    (r) => r.check_digits_valid && checkNames(r.fields.format, r.lines, r.lstm || lstm, []).unresolved > 0,
   );
   if (unresolved) lstm2 = await ocr.blockLstm(await png(otsu(sized)));
   for (const r of readings) {
-    r.lstm = lstm;
+    r.lstm ||= lstm;
     r.lstm2 = lstm2;
   }
   return readings;

@@ -107,7 +107,7 @@ describe('MRZ text: check digits, repair, parsing', () => {
       'PA09404097AU88406077F1903212<17331334P<<<08F',
     ];
     const parsed = findCandidates(read.join('\n'))
-      .map(readCandidate)
+      .map((c) => readCandidate(c))
       .filter((r) => r?.check_digits_valid);
     expect(parsed).toHaveLength(1);
     expect(parsed[0]?.fields).toMatchObject({
@@ -122,6 +122,26 @@ describe('MRZ text: check digits, repair, parsing', () => {
     });
     // a digit after the last check digit is not dropped: it may be the check digit itself, misplaced
     expect(findCandidates(`${read[0]}\nPA09404097AU88406077F1903212<17331334P<<<081`).length).toBe(1);
+  });
+
+  it('lets another reading of the band decide between repairs that pass a check digit (per-character vote)', () => {
+    // 43_pass-fra (08CD50338): the LSTM engine's digits at 80 px Sauvola, the legacy engine's reading at 44 px
+    const names = 'P<FRAULYSSE<<CHRISTOPHE<<<<<<<<<<<<<<<<<<<<<';
+    const legacy = [names, '08C0503380FRA6004103H1806058<<<<<<<<<<<<<<06'];
+    const lstm = [names, '08CDSO3380FRA6004103M1806058<<<<<<<<<<<<<<06'];
+    // alone, 08CDS0338 has two single repairs with the check digit 0: D8CDS0338 and 08CD50338
+    expect(readCandidate({ format: 'TD3', lines: lstm })?.check_digits_valid).toBe(false);
+    // the legacy engine read a 5 where the S is and a 0 where the D would go: 08CD50338
+    const r = readCandidate({ format: 'TD3', lines: lstm }, [legacy]);
+    expect(r?.check_digits_valid).toBe(true);
+    expect(r?.fields).toMatchObject({ document_number: '08CD50338', birth_date: '1960-04-10' });
+    // a digit only another reading has (S read for 6 in the date of birth, the legacy engine's 6)
+    const s = [names, '08CDSO3380FRAS004103M1806058<<<<<<<<<<<<<<06'];
+    expect(readCandidate({ format: 'TD3', lines: s })?.check_digits_valid).toBe(false);
+    expect(readCandidate({ format: 'TD3', lines: s }, [legacy])?.fields).toMatchObject({
+      document_number: '08CD50338',
+      birth_date: '1960-04-10',
+    });
   });
 
   it("takes the digits from the LSTM engine where the legacy engine read letters, keeping the legacy engine's names", () => {
