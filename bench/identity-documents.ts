@@ -173,7 +173,12 @@ const BY_EYE: Record<string, Partial<MrzFields>> = {
     birth_date: '1982-12-25',
     expiry_date: '2014-07-01',
   },
+  // P<CANMARTIN<<SARAH<<… / ZE000509<9CAN8501019F2301147<<<<<<<<<<<<<<08 (visual zone: 01 JAN 85, 14 JAN 23)
   'testdata/79_pass-can.jpg': {
+    document_type: 'P',
+    issuing_country: 'CAN',
+    nationality: 'CAN',
+    optional_data: null,
     document_number: 'ZE000509',
     surname: 'MARTIN',
     given_names: 'SARAH',

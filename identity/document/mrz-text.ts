@@ -679,15 +679,25 @@ export function checkNames(
   moreEngines: string[] = [],
 ): NameCheck {
   const first = engineLetters(format, lines, secondEngine);
-  const more = moreEngines.map((t) => engineLetters(format, lines, t).letters);
+  const moreRead = moreEngines.map((t) => engineLetters(format, lines, t));
+  const more = moreRead.map((m) => m.letters);
   const next = [...lines];
   let adopted = 0;
-  // a run the engine read with a letter more or less is unresolved as a whole
+  // a run the engine read with a letter more or less otherwise is unresolved as a whole
   let unresolved = first.indels;
   for (const [key, letter] of first.letters) {
     const [row, pos] = key.split(':').map(Number) as [number, number];
     const ours = (next[row] ?? '')[pos] as string;
     if (letter === ours) continue;
+    // a country code comes from a closed list: the engine's letter that makes ours (an ICAO code) none is its
+    // misreading (79_pass-can's CAN read EAN), not a disagreement
+    const code = countryCodeAt(format, row, pos);
+    if (code) {
+      const l = next[row] ?? '';
+      const theirs = l.slice(code.start, pos) + letter + l.slice(pos + 1, code.start + 3);
+      if (ICAO_CODES.has(l.slice(code.start, code.start + 3).replace(/<+$/, '')) && !ICAO_CODES.has(theirs))
+        continue;
+    }
     const byReading = others.some((o) => (o[row] ?? '')[pos] === letter);
     // a known confusion of the legacy engine that the LSTM engine reads alike on another preprocessing too
     const byEngines =
@@ -702,7 +712,34 @@ export function checkNames(
       unresolved++;
     }
   }
+  // a letter the legacy engine dropped (two merged): adopted when the LSTM engine reads the same letter at the same
+  // place on another preprocessing too, the line ending in filler (the name field shifts by one); from the right, so
+  // that earlier positions stay valid
+  const sorted = [...first.insertions].sort((a, b) => b.row - a.row || b.pos - a.pos);
+  for (const ins of sorted) {
+    const l = next[ins.row] ?? '';
+    const confirmed =
+      moreRead.length > 0 &&
+      moreRead.every((m) =>
+        m.insertions.some((x) => x.row === ins.row && x.pos === ins.pos && x.letter === ins.letter),
+      );
+    if (confirmed && l.endsWith('<')) {
+      next[ins.row] = l.slice(0, ins.pos) + ins.letter + l.slice(ins.pos, -1);
+      adopted++;
+    } else {
+      unresolved++;
+    }
+  }
   return { lines: next, compared: first.compared, adopted, unresolved };
+}
+
+/** The country code field (issuing country, nationality) that holds `row:pos`, if any. */
+function countryCodeAt(format: MrzFormat, row: number, pos: number): { start: number } | null {
+  const fields = LAYOUTS[format].fields.filter(
+    (x) => x.name === 'issuing_country' || x.name === 'nationality',
+  );
+  const f = fields.find((x) => x.line === row && pos >= x.start && pos < x.end);
+  return f ? { start: f.start } : null;
 }
 
 /** The letters another engine's text has at the positions of the letters of our name field, issuing country and
@@ -713,17 +750,19 @@ function engineLetters(
   format: MrzFormat,
   lines: string[],
   text: string,
-): { letters: Map<string, string>; compared: boolean; indels: number } {
-  // alphabetic segments checked: the name field, the issuing country and the nationality
-  const segments: { row: number; from: number; to: number }[] =
+): { letters: Map<string, string>; insertions: Insertion[]; compared: boolean; indels: number } {
+  // alphabetic segments checked, each on its own: the name field, the issuing country and the nationality (a TD3's
+  // issuing country and surname are one run of letters, CANMRTIN, but two fields)
+  const segments: { row: number; from: number; to: number; names?: true }[] =
     format === 'TD1'
       ? [
-          { row: 2, from: 0, to: 30 },
+          { row: 2, from: 0, to: 30, names: true },
           { row: 0, from: 2, to: 5 },
           { row: 1, from: 15, to: 18 },
         ]
       : [
-          { row: 0, from: 2, to: LAYOUTS[format].length },
+          { row: 0, from: 5, to: LAYOUTS[format].length, names: true },
+          { row: 0, from: 2, to: 5 },
           { row: 1, from: 10, to: 13 },
         ];
   const theirs = text
@@ -731,11 +770,12 @@ function engineLetters(
     .map(cleanLine)
     .filter((l) => l.length >= 20);
   const letters = new Map<string, string>();
+  const insertions: Insertion[] = [];
   let compared = false;
   let indels = 0;
   for (const seg of segments) {
     const ours = lines[seg.row] ?? '';
-    const body = ours.slice(0, seg.to).replace(/<+$/, '');
+    const body = ours.slice(seg.from, seg.to).replace(/<+$/, '');
     // the engine's line that matches ours best, position by position
     let best: string | null = null;
     let bestSame = -1;
@@ -752,8 +792,7 @@ function engineLetters(
     const runs = /[A-Z]+/g;
     for (let m = runs.exec(body); m; m = runs.exec(body)) {
       const run = m[0];
-      const at = m.index;
-      if (at + run.length <= seg.from) continue;
+      const at = seg.from + m.index;
       let bestD = 0;
       let bestMiss = Number.POSITIVE_INFINITY;
       for (const d of [0, -1, 1, -2, 2, -3, 3]) {
@@ -765,6 +804,15 @@ function engineLetters(
           bestMiss = miss;
           bestD = d;
         }
+      }
+      // the engine's run is ours with one more letter inside it, every other letter the same (MARTIN for our MRTIN:
+      // the legacy engine merged two letters): an insertion, adopted or not by checkNames — in names only, whose
+      // field has room (a country code has three letters)
+      const ins = seg.names && bestMiss > 0 ? insertionIn(run, theirLine, at) : null;
+      if (ins) {
+        compared = true;
+        insertions.push({ row: seg.row, pos: ins.pos, letter: ins.letter });
+        continue;
       }
       if (bestMiss * 3 > run.length) {
         // not the same letters position by position; the same text with a letter more or less (MRTIN read for
@@ -785,7 +833,31 @@ function engineLetters(
       }
     }
   }
-  return { letters, compared, indels };
+  return { letters, insertions, compared, indels };
+}
+
+export interface Insertion {
+  row: number;
+  /** the letter goes before our character at this position */
+  pos: number;
+  letter: string;
+}
+
+/** Where `line` (another engine's) holds `run` (ours, at `at`, ±3 positions) with exactly one letter more strictly
+ * inside it: the position in our line before which it goes, and the letter. The first found, shifts tried from 0. */
+export function insertionIn(run: string, line: string, at: number): { pos: number; letter: string } | null {
+  if (run.length < 3) return null;
+  for (const d of [0, -1, 1, -2, 2, -3, 3]) {
+    if (at + d < 0) continue;
+    const cand = line.slice(at + d, at + d + run.length + 1);
+    if (cand.length !== run.length + 1) continue;
+    for (let p = 1; p < run.length; p++) {
+      const letter = cand[p] as string;
+      if (/[A-Z]/.test(letter) && cand.slice(0, p) + cand.slice(p + 1) === run)
+        return { pos: at + p, letter };
+    }
+  }
+  return null;
 }
 
 /** Edit distance between `p` and its best-matching substring of `t` (free start and end in `t`). */

@@ -21,6 +21,7 @@ import {
   fitLength,
   hybridCandidate,
   icaoRepair,
+  insertionIn,
   mrzDate,
   parseLines,
   readCandidate,
@@ -433,6 +434,35 @@ describe('names: a second engine (LSTM) must agree letter by letter', () => {
     const r = checkNames('TD3', can, 'PCEANMARTINCCSARAH<CCC<CLLLLLLLLLLLLLLLLLLLLL\n', [can]);
     expect(r.compared).toBe(true);
     expect(r.unresolved).toBeGreaterThan(0);
+  });
+
+  it('adopts a letter the legacy engine dropped when two LSTM readings put it at the same place (79_pass-can)', () => {
+    const can = [
+      'P<CANMRTIN<<SARAH<<<<<<<<<<<<<<<<<<<<<<<<<<<',
+      'ZE000509<9CAN8501019F2301147<<<<<<<<<<<<<<08',
+    ];
+    // the LSTM engine also reads the issuing country CAN as EAN: no ICAO code, its misreading, not a disagreement
+    const gray =
+      'PCEANMARTINCCSARAH<CCC<CLLLLLLLLLLLLLLLLLLLLL\nZEDODS509<9CAN8501019F2301147<<<<<<<<<<LL<L08\n';
+    const otsu =
+      'PCEANMARTINCCSARAHCCLCCLLLLLLLLLLLLLLLLLLLL\nZEOODS509<9CANB501019F2301147<<<<<L<<L<LLKKLKLKO8\n';
+    const r = checkNames('TD3', can, gray, [can], [otsu]);
+    expect(r).toMatchObject({ compared: true, adopted: 1, unresolved: 0 });
+    expect(r.lines[0]).toBe('P<CANMARTIN<<SARAH<<<<<<<<<<<<<<<<<<<<<<<<<<');
+    expect(parseLines('TD3', r.lines)?.fields).toMatchObject({ surname: 'MARTIN', issuing_country: 'CAN' });
+    // the second LSTM reading puts another letter there: unresolved
+    const other = otsu.replace('MARTIN', 'MERTIN');
+    expect(checkNames('TD3', can, gray, [can], [other])).toMatchObject({ adopted: 0, unresolved: 1 });
+    // an LSTM letter that makes the code another ICAO code (CAN → CAF) is a disagreement as before
+    const caf = gray.replace('PCEAN', 'P<CAF');
+    expect(checkNames('TD3', can, caf, [can], [otsu]).unresolved).toBeGreaterThan(0);
+  });
+
+  it('finds a letter more strictly inside a run, never at its ends', () => {
+    expect(insertionIn('MRTIN', 'P<CANMARTIN<<', 5)).toEqual({ pos: 6, letter: 'A' });
+    // a letter before or after the run is a filler the LSTM engine read as a letter, not an insertion
+    expect(insertionIn('SARAH', '<<CSARAH<<', 3)).toBeNull();
+    expect(insertionIn('SARAH', '<<SARAHC<<', 2)).toBeNull();
   });
 
   it('gives no signal when the texts cannot be aligned', () => {
