@@ -21,6 +21,8 @@ interface Generation {
   pool: Piscina<Task, ScreenResult | ScreenResult[]>;
   /** screens waiting for the next micro-batch on this generation */
   batch: Pending[];
+  /** tasks submitted to this generation and not yet settled (running on a thread or queued in Piscina) */
+  inflight: number;
 }
 
 /** Screens per micro-batch: small enough that both threads get work and a batch adds little wait (~0.3 ms a
@@ -30,7 +32,7 @@ const MAX_BATCH = 8;
 /** Piscina threads that share one dataset version's index (SharedArrayBuffers, zero-copy).
  * Loading a new version starts a new generation; a screen runs entirely on the generation it was submitted to, so it
  * never mixes versions (a micro-batch belongs to one generation, and runs on it).
- * While every thread is busy and tasks are waiting, concurrent screens go in micro-batches: those arriving in one
+ * While every thread has a task (running or queued), concurrent screens go in micro-batches: those arriving in one
  * turn of the event loop become one task (up to MAX_BATCH), one message each way, since they would wait anyway. The generation just replaced stays warm (threads idle, index shared) so that a rollback is a
  * pointer switch; anything older is closed once its in-flight screens finish. */
 export class MatcherPool {
@@ -66,7 +68,7 @@ export class MatcherPool {
     });
     const retired = this.previous;
     this.previous = this.current;
-    this.current = { version: index.version, pool, batch: [] };
+    this.current = { version: index.version, pool, batch: [], inflight: 0 };
     if (retired) {
       // in-flight screens on the retired generation finish there; then its threads and index go away
       retired.pool.close().catch((err: unknown) => this.log.warn({ err }, 'closing old matcher pool failed'));
@@ -96,7 +98,8 @@ export class MatcherPool {
 
   async screen(subject: ScreenSubject, options: ScreenOptions): Promise<ScreenResult> {
     const gen = this.admit();
-    if (gen.pool.queueSize === 0) return (await this.run(gen, { subject, options })) as ScreenResult;
+    // a thread is idle: the screen goes now, alone; else it waits for the turn's micro-batch
+    if (gen.inflight < this.threads) return (await this.run(gen, { subject, options })) as ScreenResult;
     return new Promise<ScreenResult>((resolve, reject) => {
       if (gen.batch.push({ subject, options, resolve, reject }) === 1) setImmediate(() => this.flush(gen));
     });
@@ -134,6 +137,7 @@ export class MatcherPool {
   }
 
   private async run(gen: Generation, task: Task, name?: string): Promise<ScreenResult | ScreenResult[]> {
+    gen.inflight++;
     try {
       return await gen.pool.run(task, name ? { name } : {});
     } catch (err) {
@@ -141,6 +145,8 @@ export class MatcherPool {
         throw new ApiError('overloaded', { headers: { 'retry-after': '1' } });
       }
       throw err;
+    } finally {
+      gen.inflight--;
     }
   }
 
