@@ -1,5 +1,7 @@
 // Name similarity: token alignment over folded tokens with an edit-distance token similarity, plus a
 // whole-string comparison for joined/split names. Allocation-free in the hot loops (shared scratch arrays).
+
+import { fnv1a } from './keys.js';
 import { ORG_GENERIC_WORDS } from './name-variants.js';
 import { type NameKind, type NormalizedName, normalizeName, skeleton } from './normalize.js';
 
@@ -17,6 +19,10 @@ export interface PreparedName {
   digits: string;
   /** first letter of every token, for acronyms (PLA ↔ People's Liberation Army, JC ↔ Jean-Claude) */
   initials: string;
+  /** the tokens as numbers for nameSimilarityBound (packTokens) */
+  packed: Int32Array;
+  /** letterMask of the initials */
+  initialsMask: number;
 }
 
 /** Particles that carry little identity: they still align but weigh little when unmatched. */
@@ -74,6 +80,8 @@ export function prepareNormalized(n: NormalizedName): PreparedName {
     cjk: n.cjk ?? '',
     initials: n.tokens.map((t) => t[0]).join(''),
     digits: n.tokens.join('').replace(/[^0-9]/g, ''),
+    packed: packTokens(n.tokens),
+    initialsMask: letterMask(n.tokens.map((t) => t[0]).join('')),
   };
 }
 
@@ -163,10 +171,15 @@ export function editRatio(a: string, b: string, floor = 0): number {
 
 const letterCount = new Int16Array(128);
 
+/** Letters an edit may replace at half cost while lrAlike is set: vowels, l and r. */
+const HALF_COST_LR = VOWEL.slice();
+HALF_COST_LR['l'.charCodeAt(0)] = 1;
+HALF_COST_LR['r'.charCodeAt(0)] = 1;
+
 /** A lower bound of osaDistance in O(n+m) from the letters the two strings do not share: every unshared
- * consonant costs a full edit, every unshared vowel at least half of one. */
+ * consonant costs a full edit, every unshared vowel (and l or r while lrAlike is set) at least half of one. */
 export function letterBound(a: string, b: string): number {
-  if (lrAlike) return 0.5 * Math.abs(a.length - b.length);
+  const half = lrAlike ? HALF_COST_LR : VOWEL;
   for (let i = 0; i < a.length; i++) letterCount[a.charCodeAt(i) & 127]!++;
   for (let i = 0; i < b.length; i++) letterCount[b.charCodeAt(i) & 127]!--;
   let aCons = 0;
@@ -178,7 +191,7 @@ export function letterBound(a: string, b: string): number {
     const v = letterCount[c]!;
     if (v > 0) {
       aAll += v;
-      if (!VOWEL[c]) aCons += v;
+      if (!half[c]) aCons += v;
       letterCount[c] = 0;
     }
   }
@@ -187,7 +200,7 @@ export function letterBound(a: string, b: string): number {
     const v = letterCount[c]!;
     if (v < 0) {
       bAll -= v;
-      if (!VOWEL[c]) bCons -= v;
+      if (!half[c]) bCons -= v;
     }
     letterCount[c] = 0;
   }
@@ -360,13 +373,18 @@ export function nameSimilarity(
 export function collapseAcronym(a: PreparedName, b: PreparedName): PreparedName | undefined {
   if (b.tokens.length < 2) return undefined;
   for (const t of a.tokens) {
-    if (t.length < 2 || t.length > 5 || t.length > b.tokens.length || PARTICLES.has(t)) continue;
+    if (!acronymCandidate(t.length, PARTICLES.has(t), b.tokens.length)) continue;
     const at = b.initials.indexOf(t);
     if (at < 0 || b.tokens.includes(t)) continue;
     const tokens = [...b.tokens.slice(0, at), t, ...b.tokens.slice(at + t.length)];
     return prepareNormalized({ tokens, legalForms: b.legalForms, abjad: b.abjad });
   }
   return undefined;
+}
+
+/** Whether a token of this length can stand for a run of initials of a name of `nb` tokens. */
+function acronymCandidate(len: number, particle: boolean, nb: number): boolean {
+  return len >= 2 && len <= 5 && len <= nb && !particle;
 }
 
 const matchOf = new Int8Array(MAX_T);
@@ -439,7 +457,7 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
       if (ct.length > 1) softC += 0.5 * c.weights[bj]!;
     } else w = q.weights[bi]! + c.weights[bj]!;
     matchedTotal += w;
-    matchedW += w * (best >= 1 ? 1 : Math.max(0, 1 - p.curve * (1 - best)));
+    matchedW += w * curved(best, p);
   }
   let align = 0;
   if (matched > 0) {
@@ -480,7 +498,7 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
       ? editRatio(q.joinedSkel, c.joinedSkel, p.joinedMin) * 0.95
       : editRatio(q.joined, c.joined, p.joinedMin);
     if (r >= p.joinedMin) {
-      const alt = (r >= 1 ? 1 : Math.max(0, 1 - p.curve * (1 - r))) * p.joinedDiscount;
+      const alt = curved(r, p) * p.joinedDiscount;
       if (alt > align) align = alt;
     }
   }
@@ -488,8 +506,295 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
 }
 
 function unmatchedCost(t: string, org: boolean): number {
-  if (PARTICLES.has(t)) return PARTICLE_COST;
-  return org && GENERIC.has(t) ? GENERIC_COST : 1;
+  return unmatchedCostOf(PARTICLES.has(t), GENERIC.has(t), org);
+}
+
+function unmatchedCostOf(particle: boolean, generic: boolean, org: boolean): number {
+  if (particle) return PARTICLE_COST;
+  return org && generic ? GENERIC_COST : 1;
+}
+
+/** A similarity through the score curve (non-decreasing for curve ≥ 0). */
+function curved(s: number, p: ScoreParams): number {
+  return s >= 1 ? 1 : Math.max(0, 1 - p.curve * (1 - s));
+}
+
+// ---- an upper bound without edit distances ---------------------------------------------------------------
+
+/** packTokens: five int32 per token. */
+const PK = 5;
+const PK_MASK = 0;
+const PK_HASH = 1;
+const PK_LEN = 2;
+const PK_FIRST = 3;
+/** hash of the token without its last two letters (the ending rule) */
+const PK_STEM = 4;
+/** Flags above the length in the PK_LEN word. */
+const PK_PARTICLE = 1 << 16;
+const PK_GENERIC = 1 << 17;
+const PK_PATRONYMIC = 1 << 18;
+const PK_LEN_BITS = 0xffff;
+
+const MASK_DIGIT = 1 << 26;
+const MASK_OTHER = 1 << 27;
+const bitOf = (ch: string): number => 1 << (ch.charCodeAt(0) - 97);
+const MASK_VOWELS = [...'aeiouy'].reduce((m, ch) => m | bitOf(ch), 0);
+const MASK_HALF_LR = MASK_VOWELS | bitOf('l') | bitOf('r');
+
+/** Bit i for the letter a+i, MASK_DIGIT for any digit, MASK_OTHER for any other character. */
+export function letterMask(t: string): number {
+  let m = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c >= 97 && c <= 122) m |= 1 << (c - 97);
+    else if (c >= 48 && c <= 57) m |= MASK_DIGIT;
+    else m |= MASK_OTHER;
+  }
+  return m;
+}
+
+/** Per token: letterMask, FNV-1a hash, length with the particle/generic flags, first character code. The bound reads
+ * these contiguous numbers instead of the token strings. */
+function packTokens(tokens: readonly string[]): Int32Array {
+  const out = new Int32Array(tokens.length * PK);
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    out[i * PK + PK_MASK] = letterMask(t);
+    out[i * PK + PK_HASH] = fnv1a(t) | 0;
+    out[i * PK + PK_LEN] =
+      Math.min(t.length, PK_LEN_BITS) |
+      (PARTICLES.has(t) ? PK_PARTICLE : 0) |
+      (GENERIC.has(t) ? PK_GENERIC : 0) |
+      (PATRONYMIC_END.test(t) ? PK_PATRONYMIC : 0);
+    out[i * PK + PK_FIRST] = t.charCodeAt(0);
+    out[i * PK + PK_STEM] = fnv1a(t.slice(0, -2)) | 0;
+  }
+  return out;
+}
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  v = (v + (v >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(v, 0x01010101) >>> 24;
+}
+
+/** letterBound from the two letter sets alone (a letter only one side has costs what letterBound charges for one
+ * occurrence of it), so never above letterBound; 0 when a token has characters outside a–z and 0–9. */
+function maskLetterBound(ma: number, mb: number): number {
+  if (((ma | mb) & MASK_OTHER) !== 0) return 0;
+  const half = lrAlike ? MASK_HALF_LR : MASK_VOWELS;
+  const onlyA = ma & ~mb;
+  const onlyB = mb & ~ma;
+  return Math.max(
+    popcount(onlyA & ~half),
+    popcount(onlyB & ~half),
+    0.5 * Math.max(popcount(onlyA), popcount(onlyB)),
+  );
+}
+
+/** An upper bound of editRatio(a, b, floor) from lengths and letter masks: what editRatio returns when it stops
+ * early, else 1 − maskLetterBound / longer length. */
+function editRatioBound(la: number, lb: number, ma: number, mb: number, floor: number): number {
+  const max = Math.max(la, lb);
+  if (max === 0) return 1;
+  const bound = Math.min(la, lb) / max;
+  if (bound < floor) return bound;
+  return Math.min(bound, 1 - maskLetterBound(ma, mb) / max);
+}
+
+/** An upper bound of tokenSimilarity(a, b, …) for two tokens of 2+ letters in a pair without abjad mode, rule by
+ * rule: equal hashes may be equal tokens (1); numbers exactly; editRatioBound for editRatio; the typing-slip
+ * floor when the first letter, lengths and consonant letters allow a slip; the ending rule when the longer token's
+ * stem hashes like the shorter token. */
+function tokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk: boolean): number {
+  const ma = a[i + PK_MASK]!;
+  const mb = b[j + PK_MASK]!;
+  const la = a[i + PK_LEN]! & PK_LEN_BITS;
+  const lb = b[j + PK_LEN]! & PK_LEN_BITS;
+  if (la === lb && a[i + PK_HASH] === b[j + PK_HASH]) return 1;
+  if (((ma | mb) & MASK_DIGIT) !== 0)
+    return ma === MASK_DIGIT && mb === MASK_DIGIT ? SCORE_PARAMS.numberSim : 0;
+  let s = editRatioBound(la, lb, ma, mb, SCORE_PARAMS.minTokenSim);
+  const long = Math.max(la, lb);
+  const short = Math.min(la, lb);
+  const slipFloor = 1 - TYPO_FLOOR_EDITS / Math.max(long, 5);
+  if (
+    s < slipFloor &&
+    a[i + PK_FIRST] === b[j + PK_FIRST] &&
+    short >= 4 &&
+    long - short <= 1 &&
+    (((ma | mb) & MASK_OTHER) !== 0 || ((ma ^ mb) & ~MASK_VOWELS) === 0)
+  )
+    s = slipFloor;
+  if (prefixOk && long - short === 2 && short >= 3) {
+    // the longer token starts with the shorter (same hash as its stem) and is no patronymic
+    const stemOk =
+      la > lb
+        ? a[i + PK_STEM] === b[j + PK_HASH] && (a[i + PK_LEN]! & PK_PATRONYMIC) === 0
+        : b[j + PK_STEM] === a[i + PK_HASH] && (b[j + PK_LEN]! & PK_PATRONYMIC) === 0;
+    if (stemOk) s = Math.max(s, 1 - 1 / long);
+  }
+  return s;
+}
+
+const boundQ = new Float64Array(MAX_T);
+const boundC = new Float64Array(MAX_T);
+
+/**
+ * An upper bound of nameSimilarity(q, c, org, p) that runs no edit distance and reads no token string, so a screen
+ * can skip candidates that cannot reach its threshold. 1 (no bound) for what it does not cover: abjad mode, a
+ * possible acronym, an initial (single-letter token), more than MAX_T tokens. Why it is admissible:
+ * - each token pair is bounded by tokenBound; u_i / v_j = the best bound of a token against the other name's
+ *   tokens, 0 below minTokenSim (alignScore never aligns such a pair);
+ * - tokens substituted on both sides: align = Σ_aligned (w_i + w_j)·curve(s_ij) / (Σ_aligned (w_i + w_j) +
+ *   substMult·(unaligned weights)) ≤ (Σ_i w_i·curve(u_i) + Σ_j w_j·curve(v_j)) / (W_q + W_c), as substMult ≥ 1
+ *   and, without initials, an aligned pair weighs w_i + w_j;
+ * - one side wholly aligned (then matched = its token count): align = (weighted mean of the aligned curve(s)) ·
+ *   (1 − min(extraCap, penalty)) ≤ max curve(u_i) (resp. v_j) · (1 − min(extraCap, a lower bound of the penalty
+ *   from the other side's surplus tokens and those with no possible partner));
+ * - the nasab swap and a legal-form conflict only lower the score, and so does the Han/Hangul character cap;
+ *   l/r are half-cost letters under the same condition as in alignSimilarity;
+ * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount, taken whenever it may apply.
+ * test/matcher/rules.test.ts checks bound ≥ similarity on list-name pairs.
+ */
+export function nameSimilarityBound(
+  q: PreparedName,
+  c: PreparedName,
+  org: boolean,
+  p: ScoreParams = SCORE_PARAMS,
+): number {
+  if (p.curve < 0 || p.substMult < 1 || q.abjad || c.abjad) return 1;
+  const nq = q.tokens.length;
+  const nc = c.tokens.length;
+  if (nq === 0 || nc === 0) return 0;
+  if (nq > MAX_T || nc > MAX_T) return 1;
+  const qp = q.packed;
+  const cp = c.packed;
+  for (let i = 0; i < nq; i++) if ((qp[i * PK + PK_LEN]! & PK_LEN_BITS) === 1) return 1;
+  for (let j = 0; j < nc; j++) if ((cp[j * PK + PK_LEN]! & PK_LEN_BITS) === 1) return 1;
+  if (mayCollapse(qp, nq, c.initialsMask, nc) || mayCollapse(cp, nc, q.initialsMask, nq)) return 1;
+  lrAlike = q.cjk.length > 0 || c.cjk.length > 0;
+  try {
+    return alignBound(q, c, org, p);
+  } finally {
+    lrAlike = false;
+  }
+}
+
+/** A necessary condition of collapseAcronym(a, b): a token of `a` that may be an acronym and whose letters are
+ * all among b's initials. */
+function mayCollapse(a: Int32Array, na: number, bInitials: number, nb: number): boolean {
+  if (nb < 2) return false;
+  for (let i = 0; i < na; i++) {
+    const w = a[i * PK + PK_LEN]!;
+    if (!acronymCandidate(w & PK_LEN_BITS, (w & PK_PARTICLE) !== 0, nb)) continue;
+    if ((a[i * PK + PK_MASK]! & ~bInitials) === 0) return true;
+  }
+  return false;
+}
+
+function alignBound(q: PreparedName, c: PreparedName, org: boolean, p: ScoreParams): number {
+  const nq = q.tokens.length;
+  const nc = c.tokens.length;
+  const qp = q.packed;
+  const cp = c.packed;
+  const prefixOk = nq >= 2 && nc >= 2;
+  boundQ.fill(0, 0, nq);
+  boundC.fill(0, 0, nc);
+  for (let i = 0; i < nq; i++) {
+    for (let j = 0; j < nc; j++) {
+      const s = tokenBound(qp, i * PK, cp, j * PK, prefixOk);
+      if (s < p.minTokenSim) continue;
+      if (s > boundQ[i]!) boundQ[i] = s;
+      if (s > boundC[j]!) boundC[j] = s;
+    }
+  }
+  let num = 0;
+  let total = 0;
+  for (let i = 0; i < nq; i++) {
+    const w = packedWeight(qp[i * PK + PK_LEN]!);
+    total += w;
+    if (boundQ[i]! > 0) num += w * curved(boundQ[i]!, p);
+  }
+  for (let j = 0; j < nc; j++) {
+    const w = packedWeight(cp[j * PK + PK_LEN]!);
+    total += w;
+    if (boundC[j]! > 0) num += w * curved(boundC[j]!, p);
+  }
+  let ub = num / total;
+  const qSide = wholeSideBound(boundQ, nq, cp, boundC, nc, nq >= 2, org, false, p);
+  if (qSide > ub) ub = qSide;
+  const cSide = wholeSideBound(boundC, nc, qp, boundQ, nq, nc >= 2, org, true, p);
+  if (cSide > ub) ub = cSide;
+  if (nq !== nc || nq === 1) {
+    // the joined strings: their lengths and letters are the tokens'
+    let lq = 0;
+    let mq = 0;
+    let lc = 0;
+    let mc = 0;
+    for (let i = 0; i < nq; i++) {
+      lq += qp[i * PK + PK_LEN]! & PK_LEN_BITS;
+      mq |= qp[i * PK + PK_MASK]!;
+    }
+    for (let j = 0; j < nc; j++) {
+      lc += cp[j * PK + PK_LEN]! & PK_LEN_BITS;
+      mc |= cp[j * PK + PK_MASK]!;
+    }
+    const r = editRatioBound(lq, lc, mq, mc, p.joinedMin);
+    if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
+  }
+  return ub;
+}
+
+/** tokenWeight from a packed length word. */
+function packedWeight(w: number): number {
+  if ((w & PK_PARTICLE) !== 0) return 0.6;
+  const len = w & PK_LEN_BITS;
+  return len === 1 ? 2 : Math.min(len, 10);
+}
+
+/** The bound of alignScore when every token of one side (`bound`, n tokens) is aligned: the best curved token bound
+ * times the smallest extra-token factor, the other side (`other`, m tokens) having at least m − n unaligned tokens
+ * and every token with no possible partner unaligned; 0 when some token of the side has no possible partner or
+ * the other side has fewer tokens. */
+function wholeSideBound(
+  bound: Float64Array,
+  n: number,
+  other: Int32Array,
+  otherBound: Float64Array,
+  m: number,
+  multi: boolean,
+  org: boolean,
+  otherIsQuery: boolean,
+  p: ScoreParams,
+): number {
+  // one-to-one: n tokens cannot all align with fewer tokens
+  if (n > m) return 0;
+  let best = 0;
+  for (let i = 0; i < n; i++) {
+    if (bound[i] === 0) return 0;
+    best = Math.max(best, curved(bound[i]!, p));
+  }
+  let sure = 0;
+  let minCost = Number.POSITIVE_INFINITY;
+  for (let j = 0; j < m; j++) {
+    const w = other[j * PK + PK_LEN]!;
+    const cost = unmatchedCostOf((w & PK_PARTICLE) !== 0, (w & PK_GENERIC) !== 0, org);
+    if (otherBound[j] === 0) sure += cost;
+    if (cost < minCost) minCost = cost;
+  }
+  const extra = Math.max(sure, m > n ? (m - n) * minCost : 0);
+  const rate = org
+    ? p.orgExtra
+    : otherIsQuery
+      ? multi
+        ? p.queryExtraMulti
+        : p.queryExtraSingle
+      : multi
+        ? p.candExtraMulti
+        : p.candExtraSingle;
+  return best * (1 - Math.min(p.extraCap, extra * rate));
 }
 
 /** Arabic nasab: in "X bin Y" X is the person and Y the father. Uses the alignment of the last

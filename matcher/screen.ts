@@ -27,7 +27,13 @@ import {
 } from './layout.js';
 import { alternativeReadings, type NormalizedName, normalizeName } from './normalize.js';
 import { effectiveThreshold } from './policy.js';
-import { nameSimilarity, type PreparedName, prepareNormalized, tokenWeight } from './score.js';
+import {
+  nameSimilarity,
+  nameSimilarityBound,
+  type PreparedName,
+  prepareNormalized,
+  tokenWeight,
+} from './score.js';
 import type { IndexData, Match, ScreenOptions, ScreenResult, ScreenSubject } from './types.js';
 
 export interface Screener {
@@ -196,6 +202,21 @@ interface EntityBest {
   query: string;
 }
 
+/** Added to a name-score bound before it is tested (floating-point rounding of the two sums). */
+const BOUND_MARGIN = 1e-9;
+
+/** True when an entity whose best name scores `score` cannot reach `minThreshold` even with the largest bonus
+ * the features give (an exact date of birth and a matching country): it is not a match unless an identifier
+ * reached it. While the name weight is ≥ 0 it is non-increasing in `score`: it then holds for every score below a
+ * bound it holds for (nameWeightMonotone). */
+function belowFloor(score: number, options: ScreenOptions, minThreshold: number): boolean {
+  const weights = options.policy.feature_weights;
+  const maxBonus = DOB_EXACT * (weights['dob'] ?? 1) + COUNTRY_MATCH * (weights['nationality'] ?? 1);
+  return score * (weights['name'] ?? 1) + maxBonus < minThreshold;
+}
+const nameWeightMonotone = (options: ScreenOptions): boolean =>
+  (options.policy.feature_weights['name'] ?? 1) >= 0;
+
 export function openIndex(data: IndexData): Screener {
   // an index built by other code (older normalisation or layout) is never searched: its owner rebuilds it
   assertIndexFormat(data);
@@ -243,10 +264,10 @@ export function openIndex(data: IndexData): Screener {
     const { sk, queries, keys, identValues } = queryKeys(subject);
     const { nTouched, identEntities } = retrieve(keys, scope);
     const cands = topCandidates(nTouched, identEntities);
-    const best = bestNames(subject, sk, queries, cands);
     const minThreshold =
       options.min_score ??
       effectiveThreshold(policy, options.datasets as readonly string[], options.use_case);
+    const best = bestNames(subject, sk, queries, cands, identEntities, options, minThreshold);
     const matches = toMatches(subject, options, scope, best, identEntities, identValues, minThreshold);
     matches.sort(
       (a, b) => b.score - a.score || (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0),
@@ -453,19 +474,33 @@ export function openIndex(data: IndexData): Screener {
     return cands;
   }
 
-  /** Scores every candidate name against every query name; keeps the best name per entity. */
+  /** Scores every candidate name against every query name; keeps the best name per entity. A name whose score
+   * bound (nameSimilarityBound) cannot pass toMatches' first test is not scored: it could not be its entity's
+   * match, so the matches are the same (identifier hits are always scored). */
   function bestNames(
     subject: ScreenSubject,
     sk: KindInfo,
     queries: QueryName[],
     cands: number[],
+    identEntities: Set<number>,
+    options: ScreenOptions,
+    minThreshold: number,
   ): Map<number, EntityBest> {
     const best = new Map<number, EntityBest>();
+    const bounded = nameWeightMonotone(options);
     for (const id of cands) {
       const e = view.nameEntity[id]!;
       const schema = ENTITY_SCHEMAS[view.entSchema[e]!]!;
       const org = sk.org || (subject.type === undefined && ORG_SCHEMAS.has(schema));
       const cand = candidate(id);
+      const weakName = view.nameKind[id] === WEAK_KIND;
+      if (bounded && !identEntities.has(e)) {
+        let ub = 0;
+        for (const q of queries) ub = Math.max(ub, nameSimilarityBound(prepared(q, sk.kind), cand, org));
+        // the margin covers rounding: the bound and the score add the same terms in another order
+        ub += BOUND_MARGIN;
+        if (belowFloor(weakName ? Math.max(0, ub - 0.03) : ub, options, minThreshold)) continue;
+      }
       let s = 0;
       let qBest = queries[0]?.shown ?? subject.name;
       for (const q of queries) {
@@ -475,7 +510,7 @@ export function openIndex(data: IndexData): Screener {
           qBest = q.shown;
         }
       }
-      if (view.nameKind[id] === WEAK_KIND) s = Math.max(0, s - 0.03);
+      if (weakName) s = Math.max(0, s - 0.03);
       const prev = best.get(e);
       if (!prev || s > prev.score) best.set(e, { entity: e, name: id, score: s, query: qBest });
     }
@@ -496,14 +531,12 @@ export function openIndex(data: IndexData): Screener {
   ): Match[] {
     const { policy } = options;
     const weights = policy.feature_weights;
-    const wName = weights['name'] ?? 1;
-    const maxBonus = DOB_EXACT * (weights['dob'] ?? 1) + COUNTRY_MATCH * (weights['nationality'] ?? 1);
     const schemaPen = scope.schemaPen;
     const sCountries = subjectCountries(subject);
     const matches: Match[] = [];
     for (const b of [...best.values()].sort((x, y) => x.entity - y.entity)) {
       const ident = identEntities.has(b.entity);
-      if (!ident && b.score * wName + maxBonus < minThreshold) continue;
+      if (!ident && belowFloor(b.score, options, minThreshold)) continue;
       const m = view.entityMeta(b.entity);
       const weak = view.nameKind[b.name] === WEAK_KIND;
       const nameScore = weak ? b.score + 0.03 : b.score;

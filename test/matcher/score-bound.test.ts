@@ -1,0 +1,113 @@
+// nameSimilarityBound must never fall below nameSimilarity: screen() skips the candidates it rules out, so a bound
+// below the score would lose a match.
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseCsvText } from '../../ingest/csv.js';
+import type { NameKind } from '../../matcher/normalize.js';
+import { nameSimilarity, nameSimilarityBound, type PreparedName, prepareName } from '../../matcher/score.js';
+import { sharedPath } from '../helpers/shared-data.js';
+
+const MARGIN = 1e-9;
+
+/** Every ordered pair of the names, as person-like and as organisation names. */
+function violations(names: readonly string[], kind: NameKind): string[] {
+  const prepared: PreparedName[] = names.map((n) => prepareName(n, kind));
+  const bad: string[] = [];
+  for (let a = 0; a < prepared.length; a++)
+    for (let b = 0; b < prepared.length; b++)
+      for (const org of [false, true]) {
+        const s = nameSimilarity(prepared[a]!, prepared[b]!, org);
+        const ub = nameSimilarityBound(prepared[a]!, prepared[b]!, org);
+        if (s > ub + MARGIN) bad.push(`${names[a]} | ${names[b]} (org ${org}): ${s} > bound ${ub}`);
+      }
+  return bad;
+}
+
+describe('nameSimilarityBound', () => {
+  it('is at least the similarity on names of every rule class', () => {
+    const names = [
+      'Vladimir Vladimirovich Putin',
+      'Wladimir Putin',
+      'Putin Vladimir',
+      'PUTIN, Vladimir',
+      'Vladimir Putinov',
+      'Abd Allah Mohammed bin Rashid',
+      'Abdullah Muhammad bin Rashed',
+      'Rashid bin Abdullah',
+      'Hassan al Turabi',
+      'Hasan Turabi',
+      'Sinopa',
+      'Sionpa',
+      'Jazmin',
+      'Jzamin',
+      'Martin',
+      'Marvin',
+      'J. Smith',
+      'John Smith',
+      'Jean-Claude Juncker',
+      'JC Juncker',
+      "People's Liberation Army",
+      'PLA',
+      'Acme Trading LLC',
+      'Acme Trading Limited',
+      'ACME TRADING LIMIETD',
+      'Acme Holding GmbH',
+      'Acme Holding AG',
+      'Bank Melli Iran',
+      'Melli Bank',
+      'Fund III',
+      'Fund IV',
+      'Snow Storm 1',
+      'Snow Storm 2',
+      'AlisherUsmanov',
+      'Alisher Usmanov',
+      'Patr ushev',
+      'Patrushev',
+      'Abiy Ahmed',
+      'Abiyot Ahmed',
+      'Oleksandr Oleksandrovych',
+      '習近平',
+      '习近平',
+      '高市早苗',
+      '高石早苗',
+      '김정은',
+      '김종은',
+      'محمد بن سلمان',
+      'Mohammed bin Salman',
+      'Владимир Путин',
+      'Пуцін Уладзімір',
+      'プーチン',
+      'Ahmad Latif Rawi',
+      'Al Rawi',
+      'Jose',
+      'Josefina',
+      'de la Cruz Maria',
+      'Maria Delacruz',
+    ];
+    expect(violations(names, 'any')).toEqual([]);
+    expect(violations(names, 'org')).toEqual([]);
+    // and it rules out unrelated names (else the check above would be vacuous)
+    expect(nameSimilarityBound(prepareName('Sinopa'), prepareName('Bank Melli Iran'), true)).toBeLessThan(
+      0.7,
+    );
+    expect(
+      nameSimilarityBound(prepareName('Hassan al Turabi'), prepareName('Vladimir Putin'), false),
+    ).toBeLessThan(0.5);
+  });
+
+  const cases = sharedPath('matching_cases/nomenklatura/cases.csv');
+  it.skipIf(!existsSync(cases))(
+    'is at least the similarity on the nomenklatura pairs and across them',
+    () => {
+      const rows = parseCsvText(readFileSync(cases, 'utf8'))
+        .slice(1)
+        .filter((r) => r.length >= 5);
+      const bad: string[] = [];
+      for (const r of rows) bad.push(...violations([r[2]!, r[3]!], r[1] === 'Person' ? 'person' : 'org'));
+      // unrelated pairs too (most candidates a screen scores are unrelated): every 4th name against every 4th
+      const some = rows.filter((_, i) => i % 4 === 0).flatMap((r) => [r[2]!, r[3]!]);
+      bad.push(...violations(some, 'any'));
+      expect(bad.slice(0, 10)).toEqual([]);
+    },
+  );
+});
