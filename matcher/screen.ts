@@ -221,10 +221,6 @@ export function openIndex(data: IndexData): Screener {
   // an index built by other code (older normalisation or layout) is never searched: its owner rebuilds it
   assertIndexFormat(data);
   const view = new IndexView(data);
-  // per-name query state, interleaved so a posting touches one cache line: [2i] epoch stamp, [2i+1] weight
-  const slots = new ArrayBuffer(8 * Math.max(1, view.nNames));
-  const stamp = new Uint32Array(slots);
-  const accF = new Float32Array(slots);
   // per-name filter facts packed in one word (one random read per posting instead of five): layout.ts PACK
   const nameInfo = new Uint32Array(Math.max(1, view.nNames));
   for (let i = 0; i < view.nNames; i++) {
@@ -236,9 +232,16 @@ export function openIndex(data: IndexData): Screener {
       view.entSource[e]!,
     );
   }
+  // per-query accumulation: the touched names in order of first sighting with their accumulated weight, and an
+  // open-addressing table name id + 1 → touched index sized to the postings the query visits (it stays in cache,
+  // where per-name arrays cost a random memory read per posting)
   let touched = new Uint32Array(1024);
+  let accT = new Float32Array(1024);
+  let table = new Int32Array(1024);
+  let tableIdx = new Uint32Array(1024);
   const heap = new Uint32Array(MAX_CANDIDATES);
-  let epoch = 0;
+  // the scope filter as one bit per name, per scope (policies and dataset sets repeat from query to query)
+  const allowedCache = new Map<string, Uint32Array>();
   const version = data.version;
   // prepared candidate names, per thread: list names recur across queries (common tokens, popular names), and
   // decoding + preparing them is a fifth of a query's cost; bounded, cleared when full
@@ -350,18 +353,37 @@ export function openIndex(data: IndexData): Screener {
     }
   }
 
-  /** Walks the postings of the keys (rarest first, within a budget), accumulating each in-scope name's weight in
-   * the per-name slots; returns how many names were touched and the entities an identifier key reached. */
+  /** One bit per name: in the scope (datasets, sources, schemas, weak aliases) or not. */
+  function allowedBits(scope: Scope): Uint32Array {
+    const { dsMask, srcAllowed, schemaOk, allowWeak } = scope;
+    const weakKind = allowWeak ? -1 : WEAK_KIND;
+    const key = `${dsMask}|${weakKind}|${srcAllowed.join('')}|${schemaOk.join('')}`;
+    let bits = allowedCache.get(key);
+    if (bits === undefined) {
+      bits = new Uint32Array((view.nNames >>> 5) + 1);
+      for (let i = 0; i < view.nNames; i++) {
+        const info = nameInfo[i]!;
+        if (
+          infoKind(info) !== weakKind &&
+          (infoDatasets(info) & dsMask) !== 0 &&
+          srcAllowed[infoSource(info)] === 1 &&
+          schemaOk[infoSchema(info)] === 1
+        )
+          bits[i >>> 5]! |= 1 << (i & 31);
+      }
+      if (allowedCache.size >= 16) allowedCache.clear();
+      allowedCache.set(key, bits);
+    }
+    return bits;
+  }
+
+  /** Walks the postings of the keys (rarest first, within a budget), accumulating each in-scope name's weight
+   * (touched, accT); returns how many names were touched and the entities an identifier key reached. */
   function retrieve(
     keys: Map<string, number>,
     scope: Scope,
   ): { nTouched: number; identEntities: Set<number> } {
-    const { dsMask, srcAllowed, schemaOk, allowWeak } = scope;
-    epoch = (epoch + 1) >>> 0;
-    if (epoch === 0) {
-      for (let i = 0; i < stamp.length; i += 2) stamp[i] = 0;
-      epoch = 1;
-    }
+    const allowed = allowedBits(scope);
     let nTouched = 0;
     const found: { id: number; w: number; df: number; ident: boolean }[] = [];
     for (const [k, w] of keys) {
@@ -371,49 +393,59 @@ export function openIndex(data: IndexData): Screener {
       found.push({ id, w, df, ident: k[0] === KEY_IDENT });
     }
     found.sort((a, b) => a.df - b.df || a.id - b.id);
-    const identEntities = new Set<number>();
+    // the keys walked: the two rarest, then others while the budget lasts (identifier keys always)
+    const walked: boolean[] = [];
     let visited = 0;
+    for (let fi = 0; fi < found.length; fi++) {
+      const f = found[fi]!;
+      walked.push(!(fi >= 2 && visited + f.df > POSTINGS_BUDGET && !f.ident));
+      if (walked[fi]) visited += Math.min(f.df, POSTINGS_BUDGET);
+    }
+    // the table at most half full: a power of two ≥ twice the postings walked
+    let bitsT = 10;
+    while (1 << bitsT < 2 * visited) bitsT++;
+    const size = 1 << bitsT;
+    if (table.length < size) {
+      table = new Int32Array(size);
+      tableIdx = new Uint32Array(size);
+    } else table.fill(0, 0, size);
+    const tmask = size - 1;
+    const shift = 32 - bitsT;
+    if (touched.length < visited) {
+      touched = new Uint32Array(visited);
+      accT = new Float32Array(visited);
+    }
+    const identEntities = new Set<number>();
     const N = view.nNames;
-    // hot loop: typed arrays in locals, the filter inlined (a closure call per posting costs more than the rest)
+    // hot loop: typed arrays in locals
     const postings = view.postings;
     const postOff = view.postOff;
     const nameEntity = view.nameEntity;
-    const weakKind = allowWeak ? -1 : WEAK_KIND;
-    const ep = epoch;
     for (let fi = 0; fi < found.length; fi++) {
+      if (!walked[fi]) continue;
       const f = found[fi]!;
-      if (fi >= 2 && visited + f.df > POSTINGS_BUDGET && !f.ident) continue;
       const add = f.w * Math.log(1 + N / f.df);
       const s = postOff[f.id]!;
       const e = Math.min(postOff[f.id + 1]!, s + POSTINGS_BUDGET);
-      visited += e - s;
       for (let p = s; p < e; p++) {
         const nameId = postings[p]!;
-        const slot = nameId << 1;
-        if (stamp[slot] !== ep) {
-          // first sighting in this query: apply the dataset/source/schema/weak filter once and remember it
-          stamp[slot] = ep;
-          const info = nameInfo[nameId]!;
-          if (
-            infoKind(info) === weakKind ||
-            (infoDatasets(info) & dsMask) === 0 ||
-            srcAllowed[infoSource(info)] !== 1 ||
-            schemaOk[infoSchema(info)] !== 1
-          ) {
-            accF[slot + 1] = -1;
-            continue;
+        if ((allowed[nameId >>> 5]! & (1 << (nameId & 31))) === 0) continue;
+        let h = Math.imul(nameId, 0x9e3779b1) >>> shift;
+        for (;;) {
+          const k = table[h]!;
+          if (k === 0) {
+            table[h] = nameId + 1;
+            tableIdx[h] = nTouched;
+            touched[nTouched] = nameId;
+            accT[nTouched++] = add;
+            break;
           }
-          accF[slot + 1] = add;
-          if (nTouched === touched.length) {
-            const t = new Uint32Array(touched.length * 2);
-            t.set(touched);
-            touched = t;
+          if (k === nameId + 1) {
+            const ti = tableIdx[h]!;
+            accT[ti] = accT[ti]! + add;
+            break;
           }
-          touched[nTouched++] = nameId;
-        } else {
-          const a = accF[slot + 1]!;
-          if (a < 0) continue;
-          accF[slot + 1] = a + add;
+          h = (h + 1) & tmask;
         }
         if (f.ident) identEntities.add(nameEntity[nameId]!);
       }
@@ -426,48 +458,49 @@ export function openIndex(data: IndexData): Screener {
   function topCandidates(nTouched: number, identEntities: Set<number>): number[] {
     let maxAcc = 0;
     for (let i = 0; i < nTouched; i++) {
-      const a = accF[(touched[i]! << 1) + 1]!;
+      const a = accT[i]!;
       if (a > maxAcc) maxAcc = a;
     }
     const cut = maxAcc * RELATIVE_CUTOFF;
-    // the MAX_CANDIDATES best by accumulated weight (ties: lower name id), with a bounded min-heap: a common
-    // name can touch tens of thousands of names on a 1M index, and sorting them all costs milliseconds
+    // the MAX_CANDIDATES best by accumulated weight (ties: lower name id), with a bounded min-heap of touched
+    // indexes: a common name can touch tens of thousands of names on a 1M index, and sorting them all costs
+    // milliseconds
     let hn = 0;
-    const acc = (id: number): number => accF[(id << 1) + 1]!;
-    const better = (a: number, b: number): boolean => acc(a) > acc(b) || (acc(a) === acc(b) && a < b);
-    for (let i = 0; i < nTouched; i++) {
-      const id = touched[i]!;
-      if (acc(id) < cut) continue;
+    const better = (a: number, b: number): boolean =>
+      accT[a]! > accT[b]! || (accT[a] === accT[b] && touched[a]! < touched[b]!);
+    for (let t = 0; t < nTouched; t++) {
+      if (accT[t]! < cut) continue;
       if (hn < MAX_CANDIDATES) {
         let j = hn++;
         while (j > 0) {
           const parent = (j - 1) >> 1;
-          if (!better(heap[parent]!, id)) break;
+          if (!better(heap[parent]!, t)) break;
           heap[j] = heap[parent]!;
           j = parent;
         }
-        heap[j] = id;
-      } else if (better(id, heap[0]!)) {
+        heap[j] = t;
+      } else if (better(t, heap[0]!)) {
         let j = 0;
         for (;;) {
           const l = 2 * j + 1;
           if (l >= hn) break;
           const r = l + 1;
           const w = r < hn && better(heap[l]!, heap[r]!) ? r : l;
-          if (!better(id, heap[w]!)) break;
+          if (!better(t, heap[w]!)) break;
           heap[j] = heap[w]!;
           j = w;
         }
-        heap[j] = id;
+        heap[j] = t;
       }
     }
-    const cands: number[] = Array.from(heap.subarray(0, hn));
+    const cands: number[] = [];
+    for (let j = 0; j < hn; j++) cands.push(touched[heap[j]!]!);
     if (identEntities.size > 0) {
       // identifier hits are always scored, whatever their names
       const kept = new Set(cands);
-      for (let i = 0; i < nTouched; i++) {
-        const id = touched[i]!;
-        if (acc(id) >= 0 && !kept.has(id) && identEntities.has(view.nameEntity[id]!)) cands.push(id);
+      for (let t = 0; t < nTouched; t++) {
+        const id = touched[t]!;
+        if (!kept.has(id) && identEntities.has(view.nameEntity[id]!)) cands.push(id);
       }
     }
     cands.sort((a, b) => a - b);
