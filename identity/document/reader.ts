@@ -47,8 +47,8 @@ export interface ReaderOptions extends Partial<ImageLimits> {}
 const LAYOUT_WIDTH = 1600;
 /** Height, in pixels, a text line of the MRZ band is scaled to before it is read. */
 const BAND_LINE_HEIGHT = 44;
-/** The same for the LSTM engine's second look at a band no reading of which passed (43_pass-fra: read right at
- * 80 px Sauvola, wrong at 44 px by both engines). */
+/** The same for the LSTM engine's second look at a band of small print no reading of which passed (43_pass-fra:
+ * read right at 64 and 80 px Sauvola, wrong at 44 px by both engines). */
 const LARGE_LINE_HEIGHTS = [64, 80, 96];
 
 interface Reading extends Parsed {
@@ -232,11 +232,14 @@ async function readOrientation(ocr: Ocr, gray: Gray, rotation: number, first: bo
     }
   };
   hybrids('lstm', lstm);
-  // no reading passes its check digits and the strict check: small print (a 376 px page's 10 px lines) that both
-  // engines misread at this scale. The LSTM engine reads the band once more at LARGE_LINE_HEIGHT, grey and
-  // Sauvola-binarised, for two more hybrid readings; each one's names are compared with the LSTM text its digits
-  // came from (decide), so a hybrid is only accepted when that text reads the legacy engine's letters too
-  if (!readings.some((r) => r.check_digits_valid && strictCheck(r.fields, r.lines).length === 0)) {
+  // no reading passes its check digits and the strict check, and the band's lines are less than half
+  // BAND_LINE_HEIGHT high: small print (a 376 px page's 10 px lines) that both engines misread at this scale (a
+  // large scan that fails, 100_pass-bdr's 48 px lines, gains nothing from it). The LSTM engine reads the band once
+  // more at each of LARGE_LINE_HEIGHTS, grey and Sauvola-binarised, for more hybrid readings; each one's names are
+  // compared with the LSTM text its digits came from (decide), so a hybrid is only accepted when that text reads
+  // the legacy engine's letters too
+  const small = band.lineHeight * 2 < BAND_LINE_HEIGHT;
+  if (small && !readings.some((r) => r.check_digits_valid && strictCheck(r.fields, r.lines).length === 0)) {
     for (const hl of LARGE_LINE_HEIGHTS) {
       const kl = Math.min(hl / band.lineHeight, 4000 / Math.max(1, bandImg.width));
       const large = await resize(bandImg, bandImg.width * kl, bandImg.height * kl);
