@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { FlowDecision } from '../../schemas/flows.js';
 import { decideAlerts, type LastAlert } from '../alerts/alert-memory.js';
 import { queueSlaAt } from '../alerts/alert-sla.js';
 import { insertRows } from '../db/bulk-insert.js';
+import { newId } from '../db/ids.js';
 import { json, type Sql, type Tx, transaction } from '../db/sql.js';
 import { type OutboxRow, outboxEvent, writeEvents } from '../outbox/outbox.js';
 import type { CheckPolicy } from '../policy/check-policy.js';
@@ -133,12 +133,12 @@ export function decideOutcome(
 
 /** The check row and its drafted alerts (one per matched entity), before the false-positive memory. */
 export function buildCheck(o: CheckOutcome, ctx: RecordContext): CheckRecord {
-  const id = randomUUID();
+  const id = newId();
   const now = new Date();
   const { decision, reason_codes } = decideOutcome(o, ctx.policy);
   const alerts = o.alerts.map(
     (a): AlertInsert => ({
-      id: randomUUID(),
+      id: newId(),
       tenant_id: ctx.tenant_id,
       check_id: id,
       flow_id: ctx.flow_id ?? null,

@@ -27,6 +27,7 @@ import {
 import { checkType, isChecksOnly, runsWithoutUploads } from '../checks/registry.js';
 import { decideFlow } from '../checks/rules.js';
 import { subjectName } from '../checks/types/aml-screen.js';
+import { newId } from '../db/ids.js';
 import { json, type Sql, type Tx, transaction } from '../db/sql.js';
 import { ANALYSED_DOC_TYPES, flowDocuments } from '../documents/document-service.js';
 import { ApiError, invalid } from '../errors.js';
@@ -156,8 +157,8 @@ export async function createFlow(
   );
   const { mode, datasets, name } = admitFlow(tenant, input, client, template, policy);
   const a = input.applicant;
-  const applicantId = randomUUID();
-  const flowId = randomUUID();
+  const applicantId = newId();
+  const flowId = newId();
   const reference = a.external_id ?? null;
   const meta = await captureClientMetadata(client, deps.trustedProxies);
 

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { EVENT_CATALOGUE, EVENT_TYPES, type EventPayload, type EventType } from '../../schemas/events.js';
+import { newId } from '../db/ids.js';
 import { json, type Sql } from '../db/sql.js';
 import { currentRequestId } from '../log.js';
 
@@ -25,7 +25,7 @@ export function outboxEvent<T extends EventType>(
   payload: EventPayload<T>,
 ): OutboxRow<T> {
   return {
-    id: randomUUID(),
+    id: newId(),
     tenant_id: tenantId,
     type,
     resource_id: resourceId,
