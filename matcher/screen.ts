@@ -357,7 +357,9 @@ export function openIndex(data: IndexData): Screener {
   function allowedBits(scope: Scope): Uint32Array {
     const { dsMask, srcAllowed, schemaOk, allowWeak } = scope;
     const weakKind = allowWeak ? -1 : WEAK_KIND;
-    const key = `${dsMask}|${weakKind}|${srcAllowed.join('')}|${schemaOk.join('')}`;
+    let key = `${dsMask}|${weakKind}|`;
+    for (let i = 0; i < srcAllowed.length; i++) key += srcAllowed[i] === 1 ? '1' : '0';
+    for (let i = 0; i < schemaOk.length; i++) key += schemaOk[i] === 1 ? '1' : '0';
     let bits = allowedCache.get(key);
     if (bits === undefined) {
       bits = new Uint32Array((view.nNames >>> 5) + 1);
