@@ -49,6 +49,8 @@ const NEIGHBOUR_WEIGHT = 0.5;
 const PREPARED_CACHE_MAX = 100_000;
 /** Candidate names fully scored per query. */
 const MAX_CANDIDATES = 32;
+/** Scope filters (one bit per name each) kept per thread: 64 × 12 KB on the real lists, 64 × 160 KB at 1.3M names. */
+const SCOPES_CACHED = 64;
 /** Candidates whose retrieval weight is below this fraction of the best are not scored. */
 const RELATIVE_CUTOFF = 0.3;
 const WEAK_KIND = NAME_KINDS.indexOf('weak');
@@ -373,7 +375,8 @@ export function openIndex(data: IndexData): Screener {
         )
           bits[i >>> 5]! |= 1 << (i & 31);
       }
-      if (allowedCache.size >= 16) allowedCache.clear();
+      // tenants' policies and dataset sets give a few scopes each: keep the last SCOPES_CACHED, oldest out first
+      if (allowedCache.size >= SCOPES_CACHED) allowedCache.delete(allowedCache.keys().next().value!);
       allowedCache.set(key, bits);
     }
     return bits;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { AmlDataset, Entity, EntityName, EntitySchema } from '../../ingest/entity.js';
+import {
+  AML_DATASETS,
+  type AmlDataset,
+  type Entity,
+  type EntityName,
+  type EntitySchema,
+} from '../../ingest/entity.js';
 import {
   buildIndex,
   DEFAULT_POLICY,
@@ -103,6 +109,17 @@ describe('screen', () => {
     const include = resolvePolicy({ include_sources: ['un_sc'] });
     expect(ids({ name: 'Sergei Lavrov' }, opts({ policy: include }))).toEqual(['un_sc:7']);
     expect(ids({ name: 'Vladimir Putin' }, opts({ policy: include }))).toEqual([]);
+  });
+
+  it('filters right when more scopes come and go than a thread caches', () => {
+    // every non-empty set of AML datasets is a scope of its own (127 > the 64 cached), twice over
+    for (let round = 0; round < 2; round++)
+      for (let bits = 1; bits < 1 << AML_DATASETS.length; bits++) {
+        const datasets = AML_DATASETS.filter((_, i) => (bits & (1 << i)) !== 0);
+        expect(ids({ name: 'Hans Muster' }, opts({ datasets }))).toEqual(
+          datasets.includes('pep') ? ['us_congress:8'] : [],
+        );
+      }
   });
 
   it('applies DOB bonus and mismatch penalty', () => {
