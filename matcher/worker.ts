@@ -19,3 +19,8 @@ export function screenEach(task: {
 }): ScreenResult[] {
   return task.items.map(screenTask);
 }
+
+/** Answers once this thread has opened the index (module load): the pool's readiness probe. */
+export function ready(): boolean {
+  return true;
+}

@@ -8,8 +8,9 @@ interface Screen {
   subject: ScreenSubject;
   options: ScreenOptions;
 }
-/** One screen (the worker's default export) or several, each with its own options (its `screenEach`). */
-type Task = Screen | { items: Screen[] };
+/** One screen (the worker's default export), several, each with its own options (its `screenEach`), or the
+ * readiness probe (its `ready`). */
+type Task = Screen | { items: Screen[] } | { ready: true };
 
 interface Pending extends Screen {
   resolve: (r: ScreenResult) => void;
@@ -30,7 +31,7 @@ interface Generation {
 const MAX_BATCH = 8;
 
 /** Piscina threads that share one dataset version's index (SharedArrayBuffers, zero-copy).
- * Loading a new version starts a new generation; a screen runs entirely on the generation it was submitted to, so it
+ * Loading a new version starts a new generation, which serves once all its threads have opened the index; a screen runs entirely on the generation it was submitted to, so it
  * never mixes versions (a micro-batch belongs to one generation, and runs on it).
  * While every thread has a task (running or queued), concurrent screens go in micro-batches: those arriving in one
  * turn of the event loop become one task (up to MAX_BATCH), one message each way, since they would wait anyway. The generation just replaced stays warm (threads idle, index shared) so that a rollback is a
@@ -66,6 +67,20 @@ export class MatcherPool {
       idleTimeout: Number.POSITIVE_INFINITY,
       workerData: { index },
     });
+    // a thread that fails with no task of ours (a replacement after a crash) is logged, never an unhandled 'error'
+    pool.on('error', (err: unknown) =>
+      this.log.error({ err, version: index.version }, 'matcher thread failed'),
+    );
+    try {
+      // one task per thread (Piscina gives each starting thread one): the threads have opened the index before the
+      // generation serves, so no screen waits for a thread to start, and an index they cannot open is refused here
+      await Promise.all(
+        Array.from({ length: this.threads }, () => pool.run({ ready: true }, { name: 'ready' })),
+      );
+    } catch (err) {
+      await pool.close({ force: true }).catch(() => {});
+      throw err;
+    }
     const retired = this.previous;
     this.previous = this.current;
     this.current = { version: index.version, pool, batch: [], inflight: 0 };

@@ -55,6 +55,19 @@ describe('MatcherPool', () => {
     expect(r.matches.map((m) => m.source_id)).toEqual(['3']);
   });
 
+  it('keeps serving the loaded version when a new index cannot be opened by its threads (load rejects)', async () => {
+    const before = pool.version;
+    // buffers missing: every thread fails while opening the index
+    const broken = { version: 'broken', buffers: {}, meta: {} };
+    await expect(pool.load(broken)).rejects.toThrow();
+    expect(pool.version).toBe(before);
+    const r = await pool.screen(
+      { name: 'Petra Newlisted' },
+      { datasets: ['sanctions'], policy: DEFAULT_POLICY },
+    );
+    expect(r.dataset_version).toBe(before);
+  });
+
   it('screens arriving while the thread is busy go in micro-batches, each settling with its own result', async () => {
     const wide = new MatcherPool(1, 100, createLogger('silent'));
     try {
