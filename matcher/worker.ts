@@ -1,5 +1,7 @@
 // Piscina worker: wraps the SharedArrayBuffers posted as workerData.index (no copy) once per thread.
 import { workerData } from 'node:worker_threads';
+import { AML_DATASETS } from '../ingest/entity.js';
+import { DEFAULT_POLICY } from './policy.js';
 import { openIndex } from './screen.js';
 import type { IndexData, ScreenOptions, ScreenResult, ScreenSubject } from './types.js';
 
@@ -20,7 +22,21 @@ export function screenEach(task: {
   return task.items.map(screenTask);
 }
 
-/** Answers once this thread has opened the index (module load): the pool's readiness probe. */
+/** Names of the shapes screens meet (person, company, vessel-like, Cyrillic, Han), for the readiness probe. */
+const WARM_NAMES = [
+  'Vladimir Putin',
+  'Maria Gonzalez Lopez',
+  'Ali Hassan',
+  'ACME TRADING COMPANY LIMITED',
+  'Ocean Star',
+  'Иван Петров',
+  '习近平',
+];
+
+/** The pool's readiness probe: answers once this thread has opened the index (module load) and run a few screens
+ * through every scoring path, so the first screens a new generation serves do not also pay for compiling them. */
 export function ready(): boolean {
+  const options: ScreenOptions = { datasets: AML_DATASETS, policy: DEFAULT_POLICY };
+  for (let round = 0; round < 20; round++) for (const name of WARM_NAMES) screener.screen({ name }, options);
   return true;
 }
