@@ -31,11 +31,13 @@ interface Generation {
 const MAX_BATCH = 8;
 
 /** Piscina threads that share one dataset version's index (SharedArrayBuffers, zero-copy).
- * Loading a new version starts a new generation, which serves once all its threads have opened the index; a screen runs entirely on the generation it was submitted to, so it
- * never mixes versions (a micro-batch belongs to one generation, and runs on it).
+ * Loading a new version starts a new generation, which serves once all its threads have opened the index; a screen
+ * runs entirely on the generation it was submitted to, so it never mixes versions (a micro-batch belongs to one
+ * generation, and runs on it).
  * While every thread has a task (running or queued), concurrent screens go in micro-batches: those arriving in one
- * turn of the event loop become one task (up to MAX_BATCH), one message each way, since they would wait anyway. The generation just replaced stays warm (threads idle, index shared) so that a rollback is a
- * pointer switch; anything older is closed once its in-flight screens finish. */
+ * turn of the event loop become one task (up to MAX_BATCH), one message each way, since they would wait anyway.
+ * The generation just replaced stays warm (threads idle, index shared) so that a rollback is a pointer switch;
+ * anything older is closed once its in-flight screens finish. */
 export class MatcherPool {
   private current: Generation | undefined;
   private previous: Generation | undefined;
@@ -133,15 +135,11 @@ export class MatcherPool {
     const waiting = gen.batch.splice(0);
     for (let i = 0; i < waiting.length; i += MAX_BATCH) {
       const part = waiting.slice(i, i + MAX_BATCH);
-      const task: Task =
-        part.length === 1
-          ? { subject: (part[0] as Pending).subject, options: (part[0] as Pending).options }
-          : { items: part.map((p) => ({ subject: p.subject, options: p.options })) };
-      this.run(gen, task, part.length === 1 ? undefined : 'screenEach').then(
-        (res) => {
-          const results = Array.isArray(res) ? res : [res];
+      const items = part.map((p) => ({ subject: p.subject, options: p.options }));
+      this.run(gen, { items }, 'screenEach').then(
+        (results) => {
           part.forEach((p, j) => {
-            p.resolve(results[j] as ScreenResult);
+            p.resolve((results as ScreenResult[])[j] as ScreenResult);
           });
         },
         (err: unknown) => {
