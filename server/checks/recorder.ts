@@ -271,9 +271,8 @@ export function checkEvents(records: readonly CheckRecord[]): OutboxRow[] {
   });
 }
 
-/** Rows as written: evidence as jsonb. */
+/** A check row as written: evidence as jsonb. */
 export const checkRow = (sql: Sql, c: CheckInsert) => ({ ...c, evidence: json(sql, c.evidence) });
-export const alertRow = (sql: Sql, a: AlertInsert) => ({ ...a, evidence: json(sql, a.evidence) });
 
 /**
  * Writes remembered records in the caller's transaction. A check whose (flow_id, run_key) is already recorded (an
@@ -305,14 +304,29 @@ export async function writeChecks(
   return { rows, written };
 }
 
-/** What follows the check rows of written records: their alerts, evidence refreshes and outbox events. */
+/** What follows the check rows of written records: their alerts, evidence refreshes and outbox events, each in
+ * one statement whatever their number. */
 async function writeAlertsAndEvents(tx: Tx, written: readonly CheckRecord[]): Promise<void> {
-  const alerts = written.flatMap((r) => r.alerts);
-  if (alerts.length) await tx`insert into alerts ${tx(alerts.map((a) => alertRow(tx, a)))}`;
-  for (const f of written.flatMap((r) => r.refreshes)) {
-    await tx`update alerts set evidence = ${json(tx, f.evidence)}, updated_at = now() where id = ${f.alert_id}`;
-  }
+  await insertRows(
+    tx,
+    'alerts',
+    ALERT_COLUMNS,
+    written.flatMap((r) => r.alerts),
+  );
+  const refreshes = written.flatMap((r) => r.refreshes);
+  if (refreshes.length) await refreshAlertsStatement(tx, refreshes);
   await writeEvents(tx, checkEvents(written));
+}
+
+/** The evidence refreshes of open alerts as one statement with one JSON parameter (none updates nothing), awaited
+ * alone or as a data-modifying CTE of a larger statement (the flow graph). The memory refreshes an alert at most
+ * once per call (decideAlerts), so no alert appears twice. */
+export function refreshAlertsStatement(sql: Sql, refreshes: readonly AlertRefresh[]) {
+  const rows = refreshes.map((f) => ({ alert_id: f.alert_id, evidence: f.evidence }));
+  return sql`
+    update alerts set evidence = r.evidence, updated_at = now()
+    from jsonb_to_recordset(${json(sql, rows)}) as r (alert_id uuid, evidence jsonb)
+    where alerts.id = r.alert_id`;
 }
 
 /** The check columns as written (CheckInsert's fields). */

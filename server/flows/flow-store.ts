@@ -1,7 +1,13 @@
 import type { CheckRow } from '../checks/check-model.js';
-import { ALERT_COLUMNS, CHECK_COLUMNS, type CheckInsert, type CheckRecord } from '../checks/recorder.js';
+import {
+  ALERT_COLUMNS,
+  CHECK_COLUMNS,
+  type CheckInsert,
+  type CheckRecord,
+  refreshAlertsStatement,
+} from '../checks/recorder.js';
 import { insertRowsStatement } from '../db/bulk-insert.js';
-import { json, type Sql } from '../db/sql.js';
+import type { Sql } from '../db/sql.js';
 import { insertEvents, type OutboxRow } from '../outbox/outbox.js';
 import type { FlowRow } from './flow-model.js';
 
@@ -151,9 +157,6 @@ async function writeGraphs(
   const graphs = batch.map((b) => b.parts);
   const flows = graphs.map((g) => g.flow);
   const records = graphs.flatMap((g) => g.checks);
-  const refreshes = records.flatMap((r) =>
-    r.refreshes.map((f) => ({ alert_id: f.alert_id, evidence: f.evidence })),
-  );
   const applicants = graphs.map((g) => g.applicant);
   const checks = records.map((r) => r.check);
   const alerts = records.flatMap((r) => r.alerts);
@@ -166,10 +169,10 @@ async function writeGraphs(
     c as ( ${insertRowsStatement(sql, 'checks', CHECK_COLUMNS, checks)}
       returning id, flow_id, seq, created_at, completed_at ),
     al as ( ${insertRowsStatement(sql, 'alerts', ALERT_COLUMNS, alerts)} ),
-    rf as (
-      update alerts set evidence = r.evidence, updated_at = now()
-      from jsonb_to_recordset(${json(sql, refreshes)}) as r (alert_id uuid, evidence jsonb)
-      where alerts.id = r.alert_id ),
+    rf as ( ${refreshAlertsStatement(
+      sql,
+      records.flatMap((r) => r.refreshes),
+    )} ),
     o as ( ${insertEvents(
       sql,
       graphs.flatMap((g) => g.events),
