@@ -253,15 +253,10 @@ export function icaoRepair(field: string, raw = field): string {
   return ([...found][0] as string) + field.slice(code.length);
 }
 
-const TO_LETTER: Record<string, string> = {
-  '0': 'O',
-  '1': 'I',
-  '2': 'Z',
-  '5': 'S',
-  '8': 'B',
-  '6': 'G',
-  '4': 'A',
-};
+/** The letter a digit in a letter field is read as: the first of its DIGIT_LETTERS. */
+const TO_LETTER: Record<string, string> = Object.fromEntries(
+  Object.entries(DIGIT_LETTERS).map(([digit, letters]) => [digit, letters[0] as string]),
+);
 /** Alternatives tried in alphanumeric fields when their check digit fails. */
 const SWAPS: Record<string, string[]> = {
   O: ['0'],
