@@ -350,6 +350,17 @@ function pickSupported(
   return supported.length === 1 ? (supported[0] as string[]) : null;
 }
 
+/** The only repair found, else the one another reading supports (pickSupported), else none. */
+function uniqueRepair(
+  found: string[][],
+  lines: string[],
+  range: Range,
+  alternatives: string[][],
+): string[] | null {
+  if (found.length === 1) return found[0] as string[];
+  return found.length > 1 ? pickSupported(found, lines, range, alternatives) : null;
+}
+
 function searchRepair(
   layout: Layout,
   lines: string[],
@@ -385,9 +396,8 @@ function searchRepair(
       if (valid(cand)) found.push(cand);
     }
   }
-  if (found.length === 1) return { lines: found[0] as string[], changes: 1 };
   // several single changes pass (D8CDS0338 and 08CD50338 for 43_pass-fra's 08CDS0338): another reading decides
-  const one = found.length > 1 ? pickSupported(found, lines, range, alternatives) : null;
+  const one = uniqueRepair(found, lines, range, alternatives);
   if (one) return { lines: one, changes: 1 };
   // two changes among many ambiguous characters would find some repair by chance (and cost quadratic time)
   if (found.length > 1 || positions.length > 10) return null;
@@ -405,8 +415,7 @@ function searchRepair(
       }
     }
   }
-  if (found.length === 1) return { lines: found[0] as string[], changes: 2 };
-  const two = found.length > 1 ? pickSupported(found, lines, range, alternatives) : null;
+  const two = uniqueRepair(found, lines, range, alternatives);
   return two ? { lines: two, changes: 2 } : null;
 }
 
