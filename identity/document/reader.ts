@@ -227,7 +227,7 @@ async function readOrientation(ocr: Ocr, gray: Gray, rotation: number, first: bo
       const parsed = h && readCandidate(h, [r.raw]);
       // the letters kept from a legacy candidate are only as good as that candidate: a hybrid counts when it
       // passes the strict check too (one candidate's misaligned start or stray letters must not outvote the others)
-      if (h && parsed?.check_digits_valid && strictCheck(parsed.fields, parsed.lines).length === 0)
+      if (h && parsed && passesStrict(parsed))
         readings.push({ ...parsed, variant, rotation, raw: h.lines, lstm: text, lstm2: '' });
     }
   };
@@ -239,7 +239,7 @@ async function readOrientation(ocr: Ocr, gray: Gray, rotation: number, first: bo
   // compared with the LSTM text its digits came from (decide), so a hybrid is only accepted when that text reads
   // the legacy engine's letters too
   const small = band.lineHeight * 2 < BAND_LINE_HEIGHT;
-  if (small && !readings.some((r) => r.check_digits_valid && strictCheck(r.fields, r.lines).length === 0)) {
+  if (small && !readings.some(passesStrict)) {
     for (const hl of LARGE_LINE_HEIGHTS) {
       const kl = Math.min(hl / band.lineHeight, 4000 / Math.max(1, bandImg.width));
       const large = await resize(bandImg, bandImg.width * kl, bandImg.height * kl);
@@ -339,8 +339,13 @@ export function mrzBand(lines: OcrLine[]): Band | null {
   return { x0: x0 - mx, y0: y0 - my, x1: x1 + mx, y1: y1 + my, lineHeight };
 }
 
+/** Valid check digits and no strict-check finding. */
+function passesStrict(r: Parsed): boolean {
+  return r.check_digits_valid && strictCheck(r.fields, r.lines).length === 0;
+}
+
 function rank(r: Reading): number[] {
-  const strictOk = r.check_digits_valid && strictCheck(r.fields, r.lines).length === 0;
+  const strictOk = passesStrict(r);
   // more check digits (TD3's composite, say, against a visa's none) is more evidence
   const checks = LAYOUTS[r.fields.format].checks.length;
   return [
