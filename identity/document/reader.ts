@@ -357,6 +357,13 @@ function rank(r: Reading): number[] {
   ];
 }
 
+/** The best of non-empty `readings` (rank); ties keep the earlier. */
+function bestOf(readings: Reading[]): Reading {
+  let best = readings[0] as Reading;
+  for (const r of readings) if (better(r, best)) best = r;
+  return best;
+}
+
 function better(a: Reading, b: Reading): boolean {
   const ra = rank(a);
   const rb = rank(b);
@@ -427,8 +434,7 @@ function decide(input: Reading[], q: ImageQuality, started: number): DocumentRea
     };
   }
   // the best reading; ties keep the earlier (deterministic order of variants)
-  let best = readings[0] as Reading;
-  for (const r of readings) if (better(r, best)) best = r;
+  let best = bestOf(readings);
   // second signal: readings of other preprocessings with valid check digits, grouped by their fields; the
   // largest group (by distinct preprocessings) wins if it has at least two and no other group is as large
   const valid = readings.filter((r) => r.check_digits_valid);
@@ -445,9 +451,7 @@ function decide(input: Reading[], q: ImageQuality, started: number): DocumentRea
   if (top && best.check_digits_valid) {
     const second = ranked[1];
     if (size(top) >= 2 && (!second || size(second) < size(top))) {
-      let b2 = top[0] as Reading;
-      for (const r of top) if (better(r, b2)) b2 = r;
-      best = b2;
+      best = bestOf(top);
       agreeing = size(top);
     } else if (ranked.length > 1) {
       const won = tieBreak(
@@ -456,9 +460,7 @@ function decide(input: Reading[], q: ImageQuality, started: number): DocumentRea
       );
       const g = won === null ? undefined : ranked[won];
       if (g) {
-        let b2 = g[0] as Reading;
-        for (const r of g) if (better(r, b2)) b2 = r;
-        best = b2;
+        best = bestOf(g);
         agreeing = size(g);
       } else {
         disagree = true;
