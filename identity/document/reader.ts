@@ -383,13 +383,14 @@ function othersOf(r: Reading, readings: Reading[]): string[][] {
 }
 
 /** A valid reading with the letters the engines resolve resolved (checkNames): readings that differ only in
- * letters the legacy engine confuses are then the same reading, not a disagreement. */
-function resolveNames(r: Reading, readings: Reading[]): Reading {
-  if (!r.check_digits_valid || !r.lstm) return r;
+ * letters the legacy engine confuses are then the same reading, not a disagreement. `unresolved`: the letters
+ * the engines still read otherwise. */
+function resolveNames(r: Reading, readings: Reading[]): { reading: Reading; unresolved: number } {
+  if (!r.check_digits_valid || !r.lstm) return { reading: r, unresolved: 0 };
   const names = checkNames(r.fields.format, r.lines, r.lstm, othersOf(r, readings), r.lstm2 ? [r.lstm2] : []);
-  if (!names.adopted) return r;
-  const reparsed = parseLines(r.fields.format, names.lines, r.changes + names.adopted);
-  return reparsed?.check_digits_valid ? { ...r, ...reparsed } : r;
+  const reparsed = names.adopted ? parseLines(r.fields.format, names.lines, r.changes + names.adopted) : null;
+  const reading = reparsed?.check_digits_valid ? { ...r, ...reparsed } : r;
+  return { reading, unresolved: names.unresolved };
 }
 
 /** Valid readings that disagree with no larger group among them: the readings whose check digits fail can still
@@ -418,7 +419,7 @@ export function tieBreak(
 
 function decide(input: Reading[], q: ImageQuality, started: number): DocumentReading {
   const took = () => Math.round(performance.now() - started);
-  const readings = input.map((r) => resolveNames(r, input));
+  const readings = input.map((r) => resolveNames(r, input).reading);
   if (readings.length === 0) {
     return {
       mrz: null,
@@ -469,22 +470,9 @@ function decide(input: Reading[], q: ImageQuality, started: number): DocumentRea
     }
   }
   // names: check digits do not cover them; a second engine (LSTM) must agree letter by letter
-  let namesUnresolved = false;
-  if (best.check_digits_valid && best.lstm) {
-    const others = othersOf(best, input);
-    const names = checkNames(
-      best.fields.format,
-      best.lines,
-      best.lstm,
-      others,
-      best.lstm2 ? [best.lstm2] : [],
-    );
-    if (names.adopted) {
-      const reparsed = parseLines(best.fields.format, names.lines, best.changes + names.adopted);
-      if (reparsed?.check_digits_valid) best = { ...best, ...reparsed };
-    }
-    namesUnresolved = names.unresolved > 0;
-  }
+  const names = resolveNames(best, input);
+  best = names.reading;
+  const namesUnresolved = names.unresolved > 0;
   const reasons: string[] = [];
   if (!best.check_digits_valid) reasons.push('check_digit_invalid');
   const strict = strictCheck(best.fields, best.lines);
