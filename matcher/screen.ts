@@ -207,14 +207,15 @@ interface EntityBest {
 /** Added to a name-score bound before it is tested (floating-point rounding of the two sums). */
 const BOUND_MARGIN = 1e-9;
 
-/** True when an entity whose best name scores `score` cannot reach `minThreshold` even with the largest bonus
+/** The test, for one screen's policy and threshold, of whether an entity whose best name scores `score` cannot reach `minThreshold` even with the largest bonus
  * the features give (an exact date of birth and a matching country): it is not a match unless an identifier
  * reached it. While the name weight is ≥ 0 it is non-increasing in `score`: it then holds for every score below a
  * bound it holds for (nameWeightMonotone). */
-function belowFloor(score: number, options: ScreenOptions, minThreshold: number): boolean {
+function belowFloor(options: ScreenOptions, minThreshold: number): (score: number) => boolean {
   const weights = options.policy.feature_weights;
+  const wName = weights['name'] ?? 1;
   const maxBonus = DOB_EXACT * (weights['dob'] ?? 1) + COUNTRY_MATCH * (weights['nationality'] ?? 1);
-  return score * (weights['name'] ?? 1) + maxBonus < minThreshold;
+  return (score) => score * wName + maxBonus < minThreshold;
 }
 const nameWeightMonotone = (options: ScreenOptions): boolean =>
   (options.policy.feature_weights['name'] ?? 1) >= 0;
@@ -526,6 +527,8 @@ export function openIndex(data: IndexData): Screener {
   ): Map<number, EntityBest> {
     const best = new Map<number, EntityBest>();
     const bounded = nameWeightMonotone(options);
+    const below = belowFloor(options, minThreshold);
+    const qs = queries.map((q) => prepared(q, sk.kind));
     for (const id of cands) {
       const e = view.nameEntity[id]!;
       const schema = ENTITY_SCHEMAS[view.entSchema[e]!]!;
@@ -534,18 +537,18 @@ export function openIndex(data: IndexData): Screener {
       const weakName = view.nameKind[id] === WEAK_KIND;
       if (bounded && !identEntities.has(e)) {
         let ub = 0;
-        for (const q of queries) ub = Math.max(ub, nameSimilarityBound(prepared(q, sk.kind), cand, org));
+        for (const q of qs) ub = Math.max(ub, nameSimilarityBound(q, cand, org));
         // the margin covers rounding: the bound and the score add the same terms in another order
         ub += BOUND_MARGIN;
-        if (belowFloor(weakName ? Math.max(0, ub - 0.03) : ub, options, minThreshold)) continue;
+        if (below(weakName ? Math.max(0, ub - 0.03) : ub)) continue;
       }
       let s = 0;
       let qBest = queries[0]?.shown ?? subject.name;
-      for (const q of queries) {
-        const v = nameSimilarity(prepared(q, sk.kind), cand, org);
+      for (let qi = 0; qi < qs.length; qi++) {
+        const v = nameSimilarity(qs[qi]!, cand, org);
         if (v > s) {
           s = v;
-          qBest = q.shown;
+          qBest = queries[qi]!.shown;
         }
       }
       if (weakName) s = Math.max(0, s - 0.03);
@@ -570,11 +573,12 @@ export function openIndex(data: IndexData): Screener {
     const { policy } = options;
     const weights = policy.feature_weights;
     const schemaPen = scope.schemaPen;
+    const below = belowFloor(options, minThreshold);
     const sCountries = subjectCountries(subject);
     const matches: Match[] = [];
     for (const b of [...best.values()].sort((x, y) => x.entity - y.entity)) {
       const ident = identEntities.has(b.entity);
-      if (!ident && belowFloor(b.score, options, minThreshold)) continue;
+      if (!ident && below(b.score)) continue;
       const m = view.entityMeta(b.entity);
       const weak = view.nameKind[b.name] === WEAK_KIND;
       const nameScore = weak ? b.score + 0.03 : b.score;
