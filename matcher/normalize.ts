@@ -725,8 +725,9 @@ export function alternativeReadings(raw: string): string[] {
   return [...koreanReading(s), ...hanRussianReadings(s), ...(older === undefined ? [] : [older])];
 }
 
-function koreanReading(raw: string): string[] {
-  const han = raw.normalize('NFKC').replace(/[\s·・.]/g, '');
+/** `nfkc`: the name already NFKC-normalised (alternativeReadings). */
+function koreanReading(nfkc: string): string[] {
+  const han = nfkc.replace(/[\s·・.]/g, '');
   if (!/^\p{Script=Han}{3}$/u.test(han)) return [];
   const fam = KOREAN_FAMILY_HANJA[han[0]!];
   const g1 = KOREAN_GIVEN_HANJA[han[1]!];
