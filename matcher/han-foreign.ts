@@ -5,9 +5,12 @@
 // 夫 f, 姆 m). any-ascii reads them as Mandarin syllables (beilake aobama), which share little with the
 // original. Characters not in the table keep their Mandarin reading.
 import anyAscii from 'any-ascii';
+import { partsWhollyIn } from './name-parts.js';
 
 /** The middle dots that separate the parts of a transcribed foreign name. */
 export const FOREIGN_NAME_DOT_RE = /[·・•‧･]/;
+const FOREIGN_NAME_BREAK_RE = new RegExp(`(?:\\s|${FOREIGN_NAME_DOT_RE.source})+`);
+const HAN_WORD_RE = /^\p{Script=Han}+$/u;
 
 /** Transcription characters and the sound each stands for in a foreign name. Chinese does not tell l from
  * r (拉 is la and ra): the table writes l, and names read through it are compared with l and r alike. */
@@ -189,8 +192,8 @@ function russianSound(ch: string, reading: string, soft: 'd' | 't'): string {
  * voicing contrast to tell them apart). Screened beside the name as alternatives; empty for other names. */
 export function hanRussianReadings(raw: string): string[] {
   if (!FOREIGN_NAME_DOT_RE.test(raw)) return [];
-  const parts = raw.split(/[\s·・•‧･]+/).filter((p) => p.length > 0);
-  if (parts.length < 2 || !parts.every((p) => /^\p{Script=Han}+$/u.test(p))) return [];
+  const parts = partsWhollyIn(raw, FOREIGN_NAME_BREAK_RE, HAN_WORD_RE);
+  if (parts === undefined || parts.length < 2) return [];
   if (![...raw].some((ch) => RUSSIAN_V.has(ch) || RUSSIAN_SOFT.has(ch))) return [];
   const plain = parts.map((p) => hanForeignReading(p)).join(' ');
   const out: string[] = [];

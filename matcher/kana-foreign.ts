@@ -6,10 +6,14 @@
 // reads the characters mora by mora (urajimiru); this step drops the inserted vowels where the source had a
 // consonant cluster or a final consonant. Parts of the name are written apart with ・ or ＝ (word breaks).
 import anyAscii from 'any-ascii';
+import { partsWhollyIn } from './name-parts.js';
 
 /** Katakana words: the syllabary with its long-vowel mark (ー) and iteration marks. */
 export const KATAKANA_RE = /[\u30A1-\u30FA\u30FC-\u30FE\u31F0-\u31FF]+/g;
 const KATAKANA_TEST_RE = /[\u30A1-\u30FA\u31F0-\u31FF]/;
+const KATAKANA_WORD_RE = new RegExp(`^${KATAKANA_RE.source}$`);
+/** Word breaks between the parts of a name in katakana. */
+const KANA_BREAK_RE = /[\s・･=＝·]+/;
 
 /** Each katakana character: its consonant onset and vowel (Hepburn). */
 const KANA: Readonly<Record<string, readonly [string, string]>> = (() => {
@@ -199,9 +203,8 @@ export function hasKatakana(s: string): boolean {
 /** The older loan-word reading of a name written wholly in katakana (word breaks ・ ＝ or spaces between its
  * parts), when it differs from the modern one; else undefined. Screened beside the name as an alternative. */
 export function kanaOlderReading(raw: string): string | undefined {
-  const words = raw.split(/[\s・･=＝·]+/).filter((w) => w.length > 0);
-  if (words.length === 0 || !words.every((w) => /^[\u30A1-\u30FA\u30FC-\u30FE\u31F0-\u31FF]+$/.test(w)))
-    return undefined;
+  const words = partsWhollyIn(raw, KANA_BREAK_RE, KATAKANA_WORD_RE);
+  if (words === undefined || words.length === 0) return undefined;
   const older = words.map((w) => kanaForeignReading(w, true)).join(' ');
   return older === words.map((w) => kanaForeignReading(w)).join(' ') ? undefined : older;
 }
