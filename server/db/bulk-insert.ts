@@ -22,11 +22,7 @@ export async function insertRows<T>(
 ): Promise<void> {
   if (!rows.length) return;
   const { shared, own } = splitShared(columns, rows);
-  const cols = tx(columns.map(String));
-  await tx`
-    insert into ${tx(table)} (${cols})
-    select ${cols} from jsonb_populate_recordset(
-      jsonb_populate_record(null::${tx(table)}, ${json(tx, shared)}), ${json(tx, own)})`;
+  await insertRowsStatement(tx, table, columns, own, shared);
 }
 
 type Scalar = string | number | boolean | null | undefined;
@@ -65,16 +61,21 @@ export function splitShared<T>(
 }
 
 /** The same insert as a statement fragment (a data-modifying CTE of a larger statement: the flow graph). Its text
- * depends on the table and columns only, never on the number of rows, so one prepared statement serves any number
- * (zero rows insert nothing). A column a row lacks is written as null. */
+ * depends on the table and columns only (and on whether `shared` is given), never on the number of rows, so one
+ * prepared statement serves any number (zero rows insert nothing). A column a row lacks takes its value in `shared`,
+ * else null. */
 export function insertRowsStatement<T>(
   sql: Sql,
   table: string,
   columns: readonly (keyof T & string)[],
-  rows: readonly T[],
+  rows: readonly Partial<T>[],
+  shared?: Partial<T>,
 ): postgres.PendingQuery<postgres.Row[]> {
   const cols = sql(columns.map(String));
+  const base = shared
+    ? sql`jsonb_populate_record(null::${sql(table)}, ${json(sql, shared)})`
+    : sql`null::${sql(table)}`;
   return sql`
     insert into ${sql(table)} (${cols})
-    select ${cols} from jsonb_populate_recordset(null::${sql(table)}, ${json(sql, rows)})`;
+    select ${cols} from jsonb_populate_recordset(${base}, ${json(sql, rows)})`;
 }
