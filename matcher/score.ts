@@ -69,19 +69,21 @@ export function tokenWeight(t: string): number {
 
 export function prepareNormalized(n: NormalizedName): PreparedName {
   const skels = n.tokens.map(skeleton);
+  const joined = n.tokens.join('');
+  const initials = n.tokens.map((t) => t[0]).join('');
   return {
     tokens: n.tokens,
     skels,
     weights: n.tokens.map(tokenWeight),
     abjad: n.abjad,
-    joined: n.tokens.join(''),
-    joinedSkel: skeleton(n.tokens.join('')),
+    joined,
+    joinedSkel: skeleton(joined),
     legalForms: n.legalForms,
     cjk: n.cjk ?? '',
-    initials: n.tokens.map((t) => t[0]).join(''),
-    digits: n.tokens.join('').replace(/[^0-9]/g, ''),
+    initials,
+    digits: joined.replace(/[^0-9]/g, ''),
     packed: packTokens(n.tokens),
-    initialsMask: letterMask(n.tokens.map((t) => t[0]).join('')),
+    initialsMask: letterMask(initials),
   };
 }
 
