@@ -84,9 +84,8 @@ export interface AmlScreenRequest {
  */
 export async function screenAml(screen: Screener, req: AmlScreenRequest): Promise<CheckOutcome> {
   const started = performance.now();
-  const results: ScreenResult[] = await Promise.all(
-    req.subjects.map((s) => screen(s, amlScreenOptions(req))),
-  );
+  const options = amlScreenOptions(req);
+  const results: ScreenResult[] = await Promise.all(req.subjects.map((s) => screen(s, options)));
   return amlOutcome(req, results, performance.now() - started);
 }
 
