@@ -9,10 +9,7 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import * as fuzz from 'fuzzball';
 import { Piscina } from 'piscina';
-import { countryCode } from '../ingest/countries.js';
-import { parseCsvTable } from '../ingest/csv.js';
 import { AML_DATASETS, type Entity } from '../ingest/entity.js';
-import { FORMATS, readSource } from '../ingest/index.js';
 import {
   buildIndex,
   compare,
@@ -24,10 +21,18 @@ import {
   type ScreenResult,
   type ScreenSubject,
 } from '../matcher/index.js';
+import {
+  LISTS,
+  loadList,
+  negativeSubjects,
+  readTable,
+  SHARED,
+  subjectOf,
+  YENTE_BENCH,
+} from './matcher-data.js';
 import { type ListName, PERTURB_CLASSES, perturb } from './perturb.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SHARED = process.env.VERISCREEN_SHARED_DATA ?? path.resolve(ROOT, '../shared/data');
 const SYNTH_N = Number(process.env.BENCH_SYNTH_N ?? 1_000_000);
 const BRUTE_SAMPLE = Number(process.env.BENCH_BRUTE_SAMPLE ?? 200);
 
@@ -54,11 +59,6 @@ const MB = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
 
 // ---- small helpers -------------------------------------------------------------------------------------
 
-/** Rows as objects keyed by the header line. */
-function readTable(rel: string): Record<string, string>[] {
-  return parseCsvTable(readFileSync(path.join(SHARED, rel), 'utf8'));
-}
-
 interface Prf {
   p: number;
   r: number;
@@ -79,21 +79,6 @@ function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1)))]!;
 }
 
-const DOB_RE = /^\d{4}(-\d{2}(-\d{2})?)?$/;
-/** A benchmark CSV row as the customer record a bank would screen. */
-function subjectOf(row: Record<string, string>): ScreenSubject {
-  const s: ScreenSubject = { name: row['full_name'] ?? '' };
-  const dob = (row['date_of_birth'] ?? '').trim();
-  if (DOB_RE.test(dob)) s.date_of_birth = dob;
-  const nat = (row['nationality'] ?? '').trim();
-  if (nat) {
-    const c = countryCode(nat);
-    if (c) s.nationality = c;
-  }
-  if ((row['gender'] ?? '').trim()) s.type = 'person';
-  return s;
-}
-
 const OPTIONS: ScreenOptions = { datasets: [...AML_DATASETS], policy: DEFAULT_POLICY, limit: 10 };
 const T_REVIEW = DEFAULT_POLICY.review_threshold;
 /** The threshold curve: every query screened once with matches reported from the lowest threshold. */
@@ -106,26 +91,6 @@ const curveRow = (set: string, scores: number[]): void => {
 };
 
 // ---- lists ---------------------------------------------------------------------------------------------
-
-const LISTS: { format: string; rel: string }[] = [
-  { format: 'ofac_sdn_csv', rel: 'ofac_sdn' },
-  { format: 'ofac_cons_csv', rel: 'ofac_cons' },
-  { format: 'un_xml', rel: 'un_sc/UN_consolidated.xml' },
-  { format: 'ftm_json', rel: 'opensanctions/yente_fixtures' },
-  { format: 'senzing_json', rel: 'opensanctions/watchman/us_congress_senzing.json' },
-  { format: 'us_csl_csv', rel: 'us_csl/consolidated.csv.gz' },
-  { format: 'uk_csv', rel: 'uk_sanctions_list_derived' },
-  { format: 'bis_dpl_tsv', rel: 'us_bis_dpl/dpl.txt' },
-];
-
-async function loadList(format: string, rel: string): Promise<Entity[] | undefined> {
-  if (!FORMATS.includes(format)) return undefined;
-  const p = path.join(SHARED, rel);
-  if (!existsSync(p)) return undefined;
-  const out: Entity[] = [];
-  for await (const e of readSource(format, p, () => {})) out.push(e);
-  return out;
-}
 
 const report: string[] = [];
 const row = (label: string, ours: string, extra = ''): void => {
@@ -223,7 +188,7 @@ function screenRecall(
   return { hits, n: times.length, times };
 }
 
-const B = 'matching_cases/yente_candidate_generation_benchmark/';
+const B = YENTE_BENCH;
 {
   const un = byFormat('un_xml');
   if (un.length > 0) {
@@ -286,8 +251,7 @@ const allNames = Number(allIndex.meta['names']);
 const screener = openIndex(allIndex);
 log(`all lists: ${allEntities.length} entities, ${allNames} names, built in ${allBuildMs.toFixed(0)} ms`);
 
-const negatives = [...readTable(B + 'negatives_global.csv'), ...readTable(B + 'negatives_us.csv')];
-const negSubjects = negatives.map(subjectOf).filter((s) => s.name.trim().length > 0);
+const negSubjects = negativeSubjects();
 for (const s of negSubjects.slice(0, 500)) screener.screen(s, OPTIONS); // warm-up
 const negTimes: number[] = [];
 let negFp = 0;

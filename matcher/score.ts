@@ -642,29 +642,43 @@ function tokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk
 
 const boundQ = new Float64Array(MAX_T);
 const boundC = new Float64Array(MAX_T);
+/** Per token, the smallest and largest weight of a token of the other name it may align with. */
+const partnerMinQ = new Float64Array(MAX_T);
+const partnerMaxQ = new Float64Array(MAX_T);
+const partnerMinC = new Float64Array(MAX_T);
+const partnerMaxC = new Float64Array(MAX_T);
+const sideOrder = new Int8Array(MAX_T);
+const sideCurved = new Float64Array(MAX_T);
 
 /**
- * An upper bound of nameSimilarity(q, c, org, p) that runs no edit distance and reads no token string, so a screen
- * can skip candidates that cannot reach its threshold. 1 (no bound) for what it does not cover: abjad mode, a
- * possible acronym, an initial (single-letter token), more than MAX_T tokens. Why it is admissible:
- * - each token pair is bounded by tokenBound; u_i / v_j = the best bound of a token against the other name's
- *   tokens, 0 below minTokenSim (alignScore never aligns such a pair);
+ * An upper bound of nameSimilarity(q, c, org, p), so a screen can skip candidates that cannot reach its threshold.
+ * With `exactTokens` false it runs no edit distance and reads no token string; with it true, the token pairs the
+ * cheap bound cannot rule out are scored by tokenSimilarity itself and the joined strings by editRatio (what
+ * alignScore computes first, so a tighter bound for about the cost of that step). 1 (no bound) for what it does not
+ * cover: abjad mode, a possible acronym, an initial (single-letter token), more than MAX_T tokens. Why it is
+ * admissible:
+ * - each token pair is bounded by tokenBound (or is its tokenSimilarity); u_i / v_j = the best bound of a token
+ *   against the other name's tokens, 0 below minTokenSim (alignScore never aligns such a pair);
  * - tokens substituted on both sides: align = Σ_aligned (w_i + w_j)·curve(s_ij) / (Σ_aligned (w_i + w_j) +
  *   substMult·(unaligned weights)) ≤ (Σ_i w_i·curve(u_i) + Σ_j w_j·curve(v_j)) / (W_q + W_c), as substMult ≥ 1
  *   and, without initials, an aligned pair weighs w_i + w_j;
- * - one side wholly aligned (then matched = its token count): align = (weighted mean of the aligned curve(s)) ·
- *   (1 − min(extraCap, penalty)) ≤ max curve(u_i) (resp. v_j) · (1 − min(extraCap, a lower bound of the penalty
- *   from the other side's surplus tokens and those with no possible partner));
+ * - one side wholly aligned (then matched = its token count): align = core · (1 − min(extraCap, penalty)) where
+ *   core is the mean of the aligned curve(s_i) weighted by w_i + w_partner; curve(s_i) ≤ curve(u_i) and the partner's
+ *   weight lies between the smallest and the largest weight of the tokens i may align with, so core ≤ the largest
+ *   such mean over weights in those intervals (wholeSideBound; at most max curve(u_i)); the penalty is at least
+ *   what the other side's surplus tokens and those with no possible partner cost;
  * - the nasab swap and a legal-form conflict only lower the score, and so does the Han/Hangul character cap;
  *   l/r are half-cost letters under the same condition as in alignSimilarity;
- * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount, taken whenever it may apply.
- * test/matcher/rules.test.ts checks bound ≥ similarity on list-name pairs.
+ * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount (exactTokens: editRatio of the
+ *   joined strings, and none when the digits differ), taken whenever it may apply.
+ * test/matcher/score-bound.test.ts checks bound ≥ similarity on list-name pairs, in both modes.
  */
 export function nameSimilarityBound(
   q: PreparedName,
   c: PreparedName,
   org: boolean,
   p: ScoreParams = SCORE_PARAMS,
+  exactTokens = false,
 ): number {
   if (p.curve < 0 || p.substMult < 1 || q.abjad || c.abjad) return 1;
   const nq = q.tokens.length;
@@ -678,7 +692,7 @@ export function nameSimilarityBound(
   if (mayCollapse(qp, nq, c.initialsMask, nc) || mayCollapse(cp, nc, q.initialsMask, nq)) return 1;
   lrAlike = q.cjk.length > 0 || c.cjk.length > 0;
   try {
-    return alignBound(q, c, org, p);
+    return alignBound(q, c, org, p, exactTokens);
   } finally {
     lrAlike = false;
   }
@@ -696,7 +710,13 @@ function mayCollapse(a: Int32Array, na: number, bInitials: number, nb: number): 
   return false;
 }
 
-function alignBound(q: PreparedName, c: PreparedName, org: boolean, p: ScoreParams): number {
+function alignBound(
+  q: PreparedName,
+  c: PreparedName,
+  org: boolean,
+  p: ScoreParams,
+  exactTokens: boolean,
+): number {
   const nq = q.tokens.length;
   const nc = c.tokens.length;
   const qp = q.packed;
@@ -704,12 +724,26 @@ function alignBound(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
   const prefixOk = nq >= 2 && nc >= 2;
   boundQ.fill(0, 0, nq);
   boundC.fill(0, 0, nc);
+  partnerMinQ.fill(Number.POSITIVE_INFINITY, 0, nq);
+  partnerMaxQ.fill(0, 0, nq);
+  partnerMinC.fill(Number.POSITIVE_INFINITY, 0, nc);
+  partnerMaxC.fill(0, 0, nc);
   for (let i = 0; i < nq; i++) {
+    const wi = packedWeight(qp[i * PK + PK_LEN]!);
     for (let j = 0; j < nc; j++) {
-      const s = tokenBound(qp, i * PK, cp, j * PK, prefixOk);
+      let s = tokenBound(qp, i * PK, cp, j * PK, prefixOk);
       if (s < p.minTokenSim) continue;
+      // abjad mode is ruled out above: the pair as alignScore scores it
+      if (exactTokens)
+        s = tokenSimilarity(q.tokens[i]!, c.tokens[j]!, q.skels[i]!, c.skels[j]!, false, prefixOk);
+      if (s < p.minTokenSim) continue;
+      const wj = packedWeight(cp[j * PK + PK_LEN]!);
       if (s > boundQ[i]!) boundQ[i] = s;
       if (s > boundC[j]!) boundC[j] = s;
+      if (wj < partnerMinQ[i]!) partnerMinQ[i] = wj;
+      if (wj > partnerMaxQ[i]!) partnerMaxQ[i] = wj;
+      if (wi < partnerMinC[j]!) partnerMinC[j] = wi;
+      if (wi > partnerMaxC[j]!) partnerMaxC[j] = wi;
     }
   }
   let num = 0;
@@ -725,25 +759,55 @@ function alignBound(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
     if (boundC[j]! > 0) num += w * curved(boundC[j]!, p);
   }
   let ub = num / total;
-  const qSide = wholeSideBound(boundQ, nq, cp, boundC, nc, nq >= 2, org, false, p);
+  const qSide = wholeSideBound(
+    qp,
+    boundQ,
+    partnerMinQ,
+    partnerMaxQ,
+    nq,
+    cp,
+    boundC,
+    nc,
+    nq >= 2,
+    org,
+    false,
+    p,
+  );
   if (qSide > ub) ub = qSide;
-  const cSide = wholeSideBound(boundC, nc, qp, boundQ, nq, nc >= 2, org, true, p);
+  const cSide = wholeSideBound(
+    cp,
+    boundC,
+    partnerMinC,
+    partnerMaxC,
+    nc,
+    qp,
+    boundQ,
+    nq,
+    nc >= 2,
+    org,
+    true,
+    p,
+  );
   if (cSide > ub) ub = cSide;
   if (nq !== nc || nq === 1) {
-    // the joined strings: their lengths and letters are the tokens'
-    let lq = 0;
-    let mq = 0;
-    let lc = 0;
-    let mc = 0;
-    for (let i = 0; i < nq; i++) {
-      lq += qp[i * PK + PK_LEN]! & PK_LEN_BITS;
-      mq |= qp[i * PK + PK_MASK]!;
+    let r: number;
+    if (exactTokens) r = q.digits === c.digits ? editRatio(q.joined, c.joined, p.joinedMin) : 0;
+    else {
+      // the joined strings: their lengths and letters are the tokens'
+      let lq = 0;
+      let mq = 0;
+      let lc = 0;
+      let mc = 0;
+      for (let i = 0; i < nq; i++) {
+        lq += qp[i * PK + PK_LEN]! & PK_LEN_BITS;
+        mq |= qp[i * PK + PK_MASK]!;
+      }
+      for (let j = 0; j < nc; j++) {
+        lc += cp[j * PK + PK_LEN]! & PK_LEN_BITS;
+        mc |= cp[j * PK + PK_MASK]!;
+      }
+      r = editRatioBound(lq, lc, mq, mc, p.joinedMin);
     }
-    for (let j = 0; j < nc; j++) {
-      lc += cp[j * PK + PK_LEN]! & PK_LEN_BITS;
-      mc |= cp[j * PK + PK_MASK]!;
-    }
-    const r = editRatioBound(lq, lc, mq, mc, p.joinedMin);
     if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
   }
   return ub;
@@ -756,12 +820,18 @@ function packedWeight(w: number): number {
   return len === 1 ? 2 : Math.min(len, 10);
 }
 
-/** The bound of alignScore when every token of one side (`bound`, n tokens) is aligned: the best curved token bound
- * times the smallest extra-token factor, the other side (`other`, m tokens) having at least m − n unaligned tokens
- * and every token with no possible partner unaligned; 0 when some token of the side has no possible partner or
- * the other side has fewer tokens. */
+/** The bound of alignScore when every token of one side (`own`, n tokens, best token bounds `bound`, partner weights
+ * within [partnerMin, partnerMax]) is aligned: the largest mean of the curved token bounds weighted by own weight +
+ * a partner weight in its interval (the largest such mean gives the upper end to the best bounds and the lower end to
+ * the others, so it is the best of the n + 1 splits of the bounds in decreasing order), times the smallest
+ * extra-token factor, the other side (`other`, m tokens) having at least m − n unaligned tokens and every token with
+ * no possible partner unaligned; 0 when some token of the side has no possible partner or the other side has fewer
+ * tokens. */
 function wholeSideBound(
+  own: Int32Array,
   bound: Float64Array,
+  partnerMin: Float64Array,
+  partnerMax: Float64Array,
   n: number,
   other: Int32Array,
   otherBound: Float64Array,
@@ -773,10 +843,33 @@ function wholeSideBound(
 ): number {
   // one-to-one: n tokens cannot all align with fewer tokens
   if (n > m) return 0;
-  let best = 0;
   for (let i = 0; i < n; i++) {
     if (bound[i] === 0) return 0;
-    best = Math.max(best, curved(bound[i]!, p));
+    sideCurved[i] = curved(bound[i]!, p);
+    // insertion sort of the token indexes by curved bound, largest first
+    let k = i;
+    while (k > 0 && sideCurved[sideOrder[k - 1]!]! < sideCurved[i]!) {
+      sideOrder[k] = sideOrder[k - 1]!;
+      k--;
+    }
+    sideOrder[k] = i;
+  }
+  // split 0: every token at the lower end of its interval; split k + 1 moves the k-th best to its upper end
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) {
+    const lo = packedWeight(own[i * PK + PK_LEN]!) + partnerMin[i]!;
+    num += lo * sideCurved[i]!;
+    den += lo;
+  }
+  let best = num / den;
+  for (let k = 0; k < n; k++) {
+    const i = sideOrder[k]!;
+    const shift = partnerMax[i]! - partnerMin[i]!;
+    num += shift * sideCurved[i]!;
+    den += shift;
+    const mean = num / den;
+    if (mean > best) best = mean;
   }
   let sure = 0;
   let minCost = Number.POSITIVE_INFINITY;

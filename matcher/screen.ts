@@ -32,6 +32,7 @@ import {
   nameSimilarityBound,
   type PreparedName,
   prepareNormalized,
+  SCORE_PARAMS,
   tokenWeight,
 } from './score.js';
 import type { IndexData, Match, ScreenOptions, ScreenResult, ScreenSubject } from './types.js';
@@ -248,13 +249,19 @@ export function openIndex(data: IndexData): Screener {
   const version = data.version;
   // prepared candidate names, per thread: list names recur across queries (common tokens, popular names), and
   // decoding + preparing them is a fifth of a query's cost; bounded, cleared when full
-  const preparedCache = new Map<number, PreparedName>();
+  // (an array indexed by name id: a Map lookup cost a hash probe per candidate)
+  const preparedCache = new Array<PreparedName | undefined>(view.nNames).fill(undefined);
+  let preparedCount = 0;
   const candidate = (id: number): PreparedName => {
-    let p = preparedCache.get(id);
+    let p = preparedCache[id];
     if (p === undefined) {
       p = view.normName(id);
-      if (preparedCache.size >= PREPARED_CACHE_MAX) preparedCache.clear();
-      preparedCache.set(id, p);
+      if (preparedCount >= PREPARED_CACHE_MAX) {
+        preparedCache.fill(undefined);
+        preparedCount = 0;
+      }
+      preparedCache[id] = p;
+      preparedCount++;
     }
     return p;
   };
@@ -536,11 +543,9 @@ export function openIndex(data: IndexData): Screener {
       const cand = candidate(id);
       const weakName = view.nameKind[id] === WEAK_KIND;
       if (bounded && !identEntities.has(e)) {
-        let ub = 0;
-        for (const q of qs) ub = Math.max(ub, nameSimilarityBound(q, cand, org));
-        // the margin covers rounding: the bound and the score add the same terms in another order
-        ub += BOUND_MARGIN;
-        if (below(weakName ? Math.max(0, ub - 0.03) : ub)) continue;
+        // the cheap bound first, then the one that scores the token pairs the cheap one leaves open
+        if (boundedBelow(qs, cand, org, weakName, below, false)) continue;
+        if (boundedBelow(qs, cand, org, weakName, below, true)) continue;
       }
       let s = 0;
       let qBest = queries[0]?.shown ?? subject.name;
@@ -557,6 +562,23 @@ export function openIndex(data: IndexData): Screener {
     }
 
     return best;
+  }
+
+  /** Whether the name-score bound of a candidate against every query name is below the floor (weak aliases score
+   * 0.03 less). */
+  function boundedBelow(
+    qs: PreparedName[],
+    cand: PreparedName,
+    org: boolean,
+    weakName: boolean,
+    below: (score: number) => boolean,
+    exactTokens: boolean,
+  ): boolean {
+    let ub = 0;
+    for (const q of qs) ub = Math.max(ub, nameSimilarityBound(q, cand, org, SCORE_PARAMS, exactTokens));
+    // the margin covers rounding: the bound and the score add the same terms in another order
+    ub += BOUND_MARGIN;
+    return below(weakName ? Math.max(0, ub - 0.03) : ub);
   }
 
   /** Adds the features (dates of birth, countries, identifiers, type, weak alias) to each entity's best name score

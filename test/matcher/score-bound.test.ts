@@ -4,7 +4,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseCsvText } from '../../ingest/csv.js';
 import type { NameKind } from '../../matcher/normalize.js';
-import { nameSimilarity, nameSimilarityBound, type PreparedName, prepareName } from '../../matcher/score.js';
+import {
+  nameSimilarity,
+  nameSimilarityBound,
+  type PreparedName,
+  prepareName,
+  SCORE_PARAMS,
+} from '../../matcher/score.js';
 import { sharedPath } from '../helpers/shared-data.js';
 
 const MARGIN = 1e-9;
@@ -17,8 +23,11 @@ function violations(names: readonly string[], kind: NameKind): string[] {
     for (let b = 0; b < prepared.length; b++)
       for (const org of [false, true]) {
         const s = nameSimilarity(prepared[a]!, prepared[b]!, org);
-        const ub = nameSimilarityBound(prepared[a]!, prepared[b]!, org);
-        if (s > ub + MARGIN) bad.push(`${names[a]} | ${names[b]} (org ${org}): ${s} > bound ${ub}`);
+        for (const exact of [false, true]) {
+          const ub = nameSimilarityBound(prepared[a]!, prepared[b]!, org, SCORE_PARAMS, exact);
+          if (s > ub + MARGIN)
+            bad.push(`${names[a]} | ${names[b]} (org ${org}, exact ${exact}): ${s} > bound ${ub}`);
+        }
       }
   return bad;
 }
