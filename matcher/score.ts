@@ -495,16 +495,21 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
   if (formsConflict(q.legalForms, c.legalForms)) align = Math.max(0, align - FORM_CONFLICT);
   // joined/split tokens (AlisherUsmanov, Patr ushev, abdul rahman) and abjad skeletons across tokens
   // (numbers must agree: Bowne Global Solutions II is not Bowne Global Solutions)
-  if ((nq !== nc || nq === 1 || abjadMode) && q.digits === c.digits) {
-    const r = abjadMode
-      ? editRatio(q.joinedSkel, c.joinedSkel, p.joinedMin) * 0.95
-      : editRatio(q.joined, c.joined, p.joinedMin);
-    if (r >= p.joinedMin) {
-      const alt = curved(r, p) * p.joinedDiscount;
-      if (alt > align) align = alt;
-    }
+  if (nq !== nc || nq === 1 || abjadMode) {
+    const alt = joinedScore(q, c, abjadMode, p);
+    if (alt > align) align = alt;
   }
   return align;
+}
+
+/** The score of the joined/split alternative (0 when it does not apply: the names' digits differ, or the ratio is
+ * under joinedMin). */
+function joinedScore(q: PreparedName, c: PreparedName, abjadMode: boolean, p: ScoreParams): number {
+  if (q.digits !== c.digits) return 0;
+  const r = abjadMode
+    ? editRatio(q.joinedSkel, c.joinedSkel, p.joinedMin) * 0.95
+    : editRatio(q.joined, c.joined, p.joinedMin);
+  return r >= p.joinedMin ? curved(r, p) * p.joinedDiscount : 0;
 }
 
 function unmatchedCost(t: string, org: boolean): number {
@@ -655,8 +660,8 @@ const sideCurved = new Float64Array(MAX_T);
  * With `exactTokens` false it runs no edit distance and reads no token string; with it true, the token pairs the
  * cheap bound cannot rule out are scored by tokenSimilarity itself and the joined strings by editRatio (what
  * alignScore computes first, so a tighter bound for about the cost of that step). 1 (no bound) for what it does not
- * cover: abjad mode, a possible acronym, an initial (single-letter token), more than MAX_T tokens. Why it is
- * admissible:
+ * cover: abjad mode without `exactTokens` (its skeleton similarity), a possible acronym, an initial (single-letter
+ * token), more than MAX_T tokens. Why it is admissible:
  * - each token pair is bounded by tokenBound (or is its tokenSimilarity); u_i / v_j = the best bound of a token
  *   against the other name's tokens, 0 below minTokenSim (alignScore never aligns such a pair);
  * - tokens substituted on both sides: align = Σ_aligned (w_i + w_j)·curve(s_ij) / (Σ_aligned (w_i + w_j) +
@@ -669,8 +674,9 @@ const sideCurved = new Float64Array(MAX_T);
  *   what the other side's surplus tokens and those with no possible partner cost;
  * - the nasab swap and a legal-form conflict only lower the score, and so does the Han/Hangul character cap;
  *   l/r are half-cost letters under the same condition as in alignSimilarity;
- * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount (exactTokens: editRatio of the
- *   joined strings, and none when the digits differ), taken whenever it may apply.
+ * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount (exactTokens: alignScore's own
+ *   editRatio of the joined strings or, in abjad mode, skeletons, and none when the digits differ), taken whenever
+ *   it may apply.
  * test/matcher/score-bound.test.ts checks bound ≥ similarity on list-name pairs, in both modes.
  */
 export function nameSimilarityBound(
@@ -680,7 +686,8 @@ export function nameSimilarityBound(
   p: ScoreParams = SCORE_PARAMS,
   exactTokens = false,
 ): number {
-  if (p.curve < 0 || p.substMult < 1 || q.abjad || c.abjad) return 1;
+  const abjadMode = q.abjad || c.abjad;
+  if (p.curve < 0 || p.substMult < 1 || (abjadMode && !exactTokens)) return 1;
   const nq = q.tokens.length;
   const nc = c.tokens.length;
   if (nq === 0 || nc === 0) return 0;
@@ -692,7 +699,7 @@ export function nameSimilarityBound(
   if (mayCollapse(qp, nq, c.initialsMask, nc) || mayCollapse(cp, nc, q.initialsMask, nq)) return 1;
   lrAlike = q.cjk.length > 0 || c.cjk.length > 0;
   try {
-    return alignBound(q, c, org, p, exactTokens);
+    return alignBound(q, c, org, p, exactTokens, abjadMode);
   } finally {
     lrAlike = false;
   }
@@ -716,6 +723,7 @@ function alignBound(
   org: boolean,
   p: ScoreParams,
   exactTokens: boolean,
+  abjadMode: boolean,
 ): number {
   const nq = q.tokens.length;
   const nc = c.tokens.length;
@@ -731,11 +739,12 @@ function alignBound(
   for (let i = 0; i < nq; i++) {
     const wi = packedWeight(qp[i * PK + PK_LEN]!);
     for (let j = 0; j < nc; j++) {
-      let s = tokenBound(qp, i * PK, cp, j * PK, prefixOk);
+      // tokenBound does not cover abjad mode's skeleton similarity: there every pair is scored
+      let s = abjadMode ? 1 : tokenBound(qp, i * PK, cp, j * PK, prefixOk);
       if (s < p.minTokenSim) continue;
-      // abjad mode is ruled out above: the pair as alignScore scores it
+      // the pair as alignScore scores it
       if (exactTokens)
-        s = tokenSimilarity(q.tokens[i]!, c.tokens[j]!, q.skels[i]!, c.skels[j]!, false, prefixOk);
+        s = tokenSimilarity(q.tokens[i]!, c.tokens[j]!, q.skels[i]!, c.skels[j]!, abjadMode, prefixOk);
       if (s < p.minTokenSim) continue;
       const wj = packedWeight(cp[j * PK + PK_LEN]!);
       if (s > boundQ[i]!) boundQ[i] = s;
@@ -789,25 +798,23 @@ function alignBound(
     p,
   );
   if (cSide > ub) ub = cSide;
-  if (nq !== nc || nq === 1) {
-    let r: number;
-    if (exactTokens) r = q.digits === c.digits ? editRatio(q.joined, c.joined, p.joinedMin) : 0;
-    else {
-      // the joined strings: their lengths and letters are the tokens'
-      let lq = 0;
-      let mq = 0;
-      let lc = 0;
-      let mc = 0;
-      for (let i = 0; i < nq; i++) {
-        lq += qp[i * PK + PK_LEN]! & PK_LEN_BITS;
-        mq |= qp[i * PK + PK_MASK]!;
-      }
-      for (let j = 0; j < nc; j++) {
-        lc += cp[j * PK + PK_LEN]! & PK_LEN_BITS;
-        mc |= cp[j * PK + PK_MASK]!;
-      }
-      r = editRatioBound(lq, lc, mq, mc, p.joinedMin);
+  if (exactTokens) {
+    if (nq !== nc || nq === 1 || abjadMode) ub = Math.max(ub, joinedScore(q, c, abjadMode, p));
+  } else if (nq !== nc || nq === 1) {
+    // the joined strings: their lengths and letters are the tokens'
+    let lq = 0;
+    let mq = 0;
+    let lc = 0;
+    let mc = 0;
+    for (let i = 0; i < nq; i++) {
+      lq += qp[i * PK + PK_LEN]! & PK_LEN_BITS;
+      mq |= qp[i * PK + PK_MASK]!;
     }
+    for (let j = 0; j < nc; j++) {
+      lc += cp[j * PK + PK_LEN]! & PK_LEN_BITS;
+      mc |= cp[j * PK + PK_MASK]!;
+    }
+    const r = editRatioBound(lq, lc, mq, mc, p.joinedMin);
     if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
   }
   return ub;

@@ -83,6 +83,11 @@ describe('nameSimilarityBound', () => {
       '김종은',
       'محمد بن سلمان',
       'Mohammed bin Salman',
+      'حسين موسوي',
+      'Hossein Mousavi',
+      'Musawi Hussein Ali',
+      'עמוס כהן',
+      'Amos Cohen',
       'Владимир Путин',
       'Пуцін Уладзімір',
       'プーチン',
@@ -102,6 +107,12 @@ describe('nameSimilarityBound', () => {
     expect(
       nameSimilarityBound(prepareName('Hassan al Turabi'), prepareName('Vladimir Putin'), false),
     ).toBeLessThan(0.5);
+    // the exact-token bound also covers abjad names, which the cheap bound leaves at 1
+    const abjad = prepareName('حسين موسوي');
+    expect(nameSimilarityBound(abjad, prepareName('Hassan al Turabi'), false)).toBe(1);
+    expect(
+      nameSimilarityBound(abjad, prepareName('Hassan al Turabi'), false, SCORE_PARAMS, true),
+    ).toBeLessThan(0.7);
   });
 
   const cases = sharedPath('matching_cases/nomenklatura/cases.csv');
