@@ -19,10 +19,9 @@ export interface PreparedName {
   digits: string;
   /** first letter of every token, for acronyms (PLA ↔ People's Liberation Army, JC ↔ Jean-Claude) */
   initials: string;
-  /** the tokens as numbers for nameSimilarityBound (packTokens) */
+  /** the name as numbers for nameSimilarityBound (packName): token count, flags, the initials' letters, then the
+   * tokens */
   packed: Int32Array;
-  /** letterMask of the initials */
-  initialsMask: number;
 }
 
 /** Particles that carry little identity: they still align but weigh little when unmatched. */
@@ -82,8 +81,7 @@ export function prepareNormalized(n: NormalizedName): PreparedName {
     cjk: n.cjk ?? '',
     initials,
     digits: joined.replace(/[^0-9]/g, ''),
-    packed: packTokens(n.tokens),
-    initialsMask: letterMask(initials),
+    packed: packName(n.tokens, n.abjad, (n.cjk ?? '').length > 0, letterMask(initials)),
   };
 }
 
@@ -528,7 +526,7 @@ function curved(s: number, p: ScoreParams): number {
 
 // ---- an upper bound without edit distances ---------------------------------------------------------------
 
-/** packTokens: five int32 per token. */
+/** packName: five int32 per token. */
 const PK = 5;
 const PK_MASK = 0;
 const PK_HASH = 1;
@@ -560,22 +558,38 @@ export function letterMask(t: string): number {
   return m;
 }
 
-/** Per token: letterMask, FNV-1a hash, length with the particle/generic flags, first character code. The bound reads
- * these contiguous numbers instead of the token strings. */
-function packTokens(tokens: readonly string[]): Int32Array {
-  const out = new Int32Array(tokens.length * PK);
+/** packName's header: the token count, the flags, the letterMask of the initials; the tokens follow at T0. */
+const HDR_N = 0;
+const HDR_FLAGS = 1;
+const HDR_INITIALS = 2;
+const T0 = 3;
+const F_ABJAD = 1;
+const F_CJK = 2;
+/** some token is a single letter (an initial) */
+const F_INITIAL = 4;
+
+/** The header, then per token: letterMask, FNV-1a hash, length with the particle/generic flags, first character
+ * code, stem hash. The bound reads these contiguous numbers (one array per name) instead of the name's strings. */
+function packName(tokens: readonly string[], abjad: boolean, cjk: boolean, initialsMask: number): Int32Array {
+  const out = new Int32Array(T0 + tokens.length * PK);
+  out[HDR_N] = tokens.length;
+  out[HDR_INITIALS] = initialsMask;
+  let flags = (abjad ? F_ABJAD : 0) | (cjk ? F_CJK : 0);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    out[i * PK + PK_MASK] = letterMask(t);
-    out[i * PK + PK_HASH] = fnv1a(t) | 0;
-    out[i * PK + PK_LEN] =
+    const o = T0 + i * PK;
+    if (t.length === 1) flags |= F_INITIAL;
+    out[o + PK_MASK] = letterMask(t);
+    out[o + PK_HASH] = fnv1a(t) | 0;
+    out[o + PK_LEN] =
       Math.min(t.length, PK_LEN_BITS) |
       (PARTICLES.has(t) ? PK_PARTICLE : 0) |
       (GENERIC.has(t) ? PK_GENERIC : 0) |
       (PATRONYMIC_END.test(t) ? PK_PATRONYMIC : 0);
-    out[i * PK + PK_FIRST] = t.charCodeAt(0);
-    out[i * PK + PK_STEM] = fnv1a(t.slice(0, -2)) | 0;
+    out[o + PK_FIRST] = t.charCodeAt(0);
+    out[o + PK_STEM] = fnv1a(t.slice(0, -2)) | 0;
   }
+  out[HDR_FLAGS] = flags;
   return out;
 }
 
@@ -647,6 +661,8 @@ function tokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk
 
 const boundQ = new Float64Array(MAX_T);
 const boundC = new Float64Array(MAX_T);
+/** tokenBound of each token pair, kept from the cheap pass for the exact one. */
+const pairBound = new Float64Array(MAX_T * MAX_T);
 /** Per token, the smallest and largest weight of a token of the other name it may align with. */
 const partnerMinQ = new Float64Array(MAX_T);
 const partnerMaxQ = new Float64Array(MAX_T);
@@ -657,11 +673,12 @@ const sideCurved = new Float64Array(MAX_T);
 
 /**
  * An upper bound of nameSimilarity(q, c, org, p), so a screen can skip candidates that cannot reach its threshold.
- * With `exactTokens` false it runs no edit distance and reads no token string; with it true, the token pairs the
- * cheap bound cannot rule out are scored by tokenSimilarity itself and the joined strings by editRatio (what
- * alignScore computes first, so a tighter bound for about the cost of that step). 1 (no bound) for what it does not
- * cover: abjad mode without `exactTokens` (its skeleton similarity), a possible acronym, an initial (single-letter
- * token), more than MAX_T tokens. Why it is admissible:
+ * It starts with a cheap pass that runs no edit distance and reads no string (q.packed and c.packed only); when
+ * that bound is `exactFrom` or more, an exact pass scores the token pairs the cheap pass could not rule out with
+ * tokenSimilarity itself and the joined strings with editRatio (what alignScore computes first), a tighter bound
+ * for about the cost of that step. 1 (no bound) for what it does not cover: abjad mode in the cheap pass (its
+ * skeleton similarity), a possible acronym, an initial (single-letter token), more than MAX_T tokens. Why it is
+ * admissible:
  * - each token pair is bounded by tokenBound (or is its tokenSimilarity); u_i / v_j = the best bound of a token
  *   against the other name's tokens, 0 below minTokenSim (alignScore never aligns such a pair);
  * - tokens substituted on both sides: align = Σ_aligned (w_i + w_j)·curve(s_ij) / (Σ_aligned (w_i + w_j) +
@@ -674,32 +691,36 @@ const sideCurved = new Float64Array(MAX_T);
  *   what the other side's surplus tokens and those with no possible partner cost;
  * - the nasab swap and a legal-form conflict only lower the score, and so does the Han/Hangul character cap;
  *   l/r are half-cost letters under the same condition as in alignSimilarity;
- * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount (exactTokens: alignScore's own
- *   editRatio of the joined strings or, in abjad mode, skeletons, and none when the digits differ), taken whenever
- *   it may apply.
- * test/matcher/score-bound.test.ts checks bound ≥ similarity on list-name pairs, in both modes.
+ * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount (exact pass: alignScore's own
+ *   joinedScore), taken whenever it may apply.
+ * test/matcher/score-bound.test.ts checks bound ≥ similarity on list-name pairs, with and without the exact pass.
  */
 export function nameSimilarityBound(
   q: PreparedName,
   c: PreparedName,
   org: boolean,
   p: ScoreParams = SCORE_PARAMS,
-  exactTokens = false,
+  exactFrom = Number.POSITIVE_INFINITY,
 ): number {
-  const abjadMode = q.abjad || c.abjad;
-  if (p.curve < 0 || p.substMult < 1 || (abjadMode && !exactTokens)) return 1;
-  const nq = q.tokens.length;
-  const nc = c.tokens.length;
-  if (nq === 0 || nc === 0) return 0;
-  if (nq > MAX_T || nc > MAX_T) return 1;
+  if (p.curve < 0 || p.substMult < 1) return 1;
   const qp = q.packed;
   const cp = c.packed;
-  for (let i = 0; i < nq; i++) if ((qp[i * PK + PK_LEN]! & PK_LEN_BITS) === 1) return 1;
-  for (let j = 0; j < nc; j++) if ((cp[j * PK + PK_LEN]! & PK_LEN_BITS) === 1) return 1;
-  if (mayCollapse(qp, nq, c.initialsMask, nc) || mayCollapse(cp, nc, q.initialsMask, nq)) return 1;
-  lrAlike = q.cjk.length > 0 || c.cjk.length > 0;
+  const nq = qp[HDR_N]!;
+  const nc = cp[HDR_N]!;
+  if (nq === 0 || nc === 0) return 0;
+  if (nq > MAX_T || nc > MAX_T) return 1;
+  const flags = qp[HDR_FLAGS]! | cp[HDR_FLAGS]!;
+  if ((flags & F_INITIAL) !== 0) return 1;
+  if (mayCollapse(qp, nq, cp[HDR_INITIALS]!, nc) || mayCollapse(cp, nc, qp[HDR_INITIALS]!, nq)) return 1;
+  const abjadMode = (flags & F_ABJAD) !== 0;
+  if (abjadMode && exactFrom > 1) return 1;
+  lrAlike = (flags & F_CJK) !== 0;
   try {
-    return alignBound(q, c, org, p, exactTokens, abjadMode);
+    if (!abjadMode) {
+      const ub = alignBound(q, c, org, p, false, false);
+      if (ub < exactFrom) return ub;
+    }
+    return alignBound(q, c, org, p, true, abjadMode);
   } finally {
     lrAlike = false;
   }
@@ -710,25 +731,27 @@ export function nameSimilarityBound(
 function mayCollapse(a: Int32Array, na: number, bInitials: number, nb: number): boolean {
   if (nb < 2) return false;
   for (let i = 0; i < na; i++) {
-    const w = a[i * PK + PK_LEN]!;
+    const w = a[T0 + i * PK + PK_LEN]!;
     if (!acronymCandidate(w & PK_LEN_BITS, (w & PK_PARTICLE) !== 0, nb)) continue;
-    if ((a[i * PK + PK_MASK]! & ~bInitials) === 0) return true;
+    if ((a[T0 + i * PK + PK_MASK]! & ~bInitials) === 0) return true;
   }
   return false;
 }
 
+/** One pass of nameSimilarityBound: cheap (tokenBound, kept in pairBound) or exact (tokenSimilarity of the pairs
+ * whose kept tokenBound reaches minTokenSim, every pair in abjad mode, which only the exact pass covers). */
 function alignBound(
   q: PreparedName,
   c: PreparedName,
   org: boolean,
   p: ScoreParams,
-  exactTokens: boolean,
+  exact: boolean,
   abjadMode: boolean,
 ): number {
-  const nq = q.tokens.length;
-  const nc = c.tokens.length;
   const qp = q.packed;
   const cp = c.packed;
+  const nq = qp[HDR_N]!;
+  const nc = cp[HDR_N]!;
   const prefixOk = nq >= 2 && nc >= 2;
   boundQ.fill(0, 0, nq);
   boundC.fill(0, 0, nc);
@@ -737,16 +760,19 @@ function alignBound(
   partnerMinC.fill(Number.POSITIVE_INFINITY, 0, nc);
   partnerMaxC.fill(0, 0, nc);
   for (let i = 0; i < nq; i++) {
-    const wi = packedWeight(qp[i * PK + PK_LEN]!);
+    const wi = packedWeight(qp[T0 + i * PK + PK_LEN]!);
     for (let j = 0; j < nc; j++) {
-      // tokenBound does not cover abjad mode's skeleton similarity: there every pair is scored
-      let s = abjadMode ? 1 : tokenBound(qp, i * PK, cp, j * PK, prefixOk);
+      let s: number;
+      if (!exact) {
+        s = tokenBound(qp, T0 + i * PK, cp, T0 + j * PK, prefixOk);
+        pairBound[i * MAX_T + j] = s;
+      } else s = abjadMode ? 1 : pairBound[i * MAX_T + j]!;
       if (s < p.minTokenSim) continue;
       // the pair as alignScore scores it
-      if (exactTokens)
+      if (exact)
         s = tokenSimilarity(q.tokens[i]!, c.tokens[j]!, q.skels[i]!, c.skels[j]!, abjadMode, prefixOk);
       if (s < p.minTokenSim) continue;
-      const wj = packedWeight(cp[j * PK + PK_LEN]!);
+      const wj = packedWeight(cp[T0 + j * PK + PK_LEN]!);
       if (s > boundQ[i]!) boundQ[i] = s;
       if (s > boundC[j]!) boundC[j] = s;
       if (wj < partnerMinQ[i]!) partnerMinQ[i] = wj;
@@ -758,12 +784,12 @@ function alignBound(
   let num = 0;
   let total = 0;
   for (let i = 0; i < nq; i++) {
-    const w = packedWeight(qp[i * PK + PK_LEN]!);
+    const w = packedWeight(qp[T0 + i * PK + PK_LEN]!);
     total += w;
     if (boundQ[i]! > 0) num += w * curved(boundQ[i]!, p);
   }
   for (let j = 0; j < nc; j++) {
-    const w = packedWeight(cp[j * PK + PK_LEN]!);
+    const w = packedWeight(cp[T0 + j * PK + PK_LEN]!);
     total += w;
     if (boundC[j]! > 0) num += w * curved(boundC[j]!, p);
   }
@@ -798,7 +824,7 @@ function alignBound(
     p,
   );
   if (cSide > ub) ub = cSide;
-  if (exactTokens) {
+  if (exact) {
     if (nq !== nc || nq === 1 || abjadMode) ub = Math.max(ub, joinedScore(q, c, abjadMode, p));
   } else if (nq !== nc || nq === 1) {
     // the joined strings: their lengths and letters are the tokens'
@@ -807,12 +833,12 @@ function alignBound(
     let lc = 0;
     let mc = 0;
     for (let i = 0; i < nq; i++) {
-      lq += qp[i * PK + PK_LEN]! & PK_LEN_BITS;
-      mq |= qp[i * PK + PK_MASK]!;
+      lq += qp[T0 + i * PK + PK_LEN]! & PK_LEN_BITS;
+      mq |= qp[T0 + i * PK + PK_MASK]!;
     }
     for (let j = 0; j < nc; j++) {
-      lc += cp[j * PK + PK_LEN]! & PK_LEN_BITS;
-      mc |= cp[j * PK + PK_MASK]!;
+      lc += cp[T0 + j * PK + PK_LEN]! & PK_LEN_BITS;
+      mc |= cp[T0 + j * PK + PK_MASK]!;
     }
     const r = editRatioBound(lq, lc, mq, mc, p.joinedMin);
     if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
@@ -865,7 +891,7 @@ function wholeSideBound(
   let num = 0;
   let den = 0;
   for (let i = 0; i < n; i++) {
-    const lo = packedWeight(own[i * PK + PK_LEN]!) + partnerMin[i]!;
+    const lo = packedWeight(own[T0 + i * PK + PK_LEN]!) + partnerMin[i]!;
     num += lo * sideCurved[i]!;
     den += lo;
   }
@@ -881,7 +907,7 @@ function wholeSideBound(
   let sure = 0;
   let minCost = Number.POSITIVE_INFINITY;
   for (let j = 0; j < m; j++) {
-    const w = other[j * PK + PK_LEN]!;
+    const w = other[T0 + j * PK + PK_LEN]!;
     const cost = unmatchedCostOf((w & PK_PARTICLE) !== 0, (w & PK_GENERIC) !== 0, org);
     if (otherBound[j] === 0) sure += cost;
     if (cost < minCost) minCost = cost;

@@ -213,10 +213,24 @@ const BOUND_MARGIN = 1e-9;
  * reached it. While the name weight is ≥ 0 it is non-increasing in `score`: it then holds for every score below a
  * bound it holds for (nameWeightMonotone). */
 function belowFloor(options: ScreenOptions, minThreshold: number): (score: number) => boolean {
-  const weights = options.policy.feature_weights;
-  const wName = weights['name'] ?? 1;
-  const maxBonus = DOB_EXACT * (weights['dob'] ?? 1) + COUNTRY_MATCH * (weights['nationality'] ?? 1);
+  const { wName, maxBonus } = floorTerms(options);
   return (score) => score * wName + maxBonus < minThreshold;
+}
+
+/** The name weight and the largest bonus the features give (belowFloor's terms). */
+function floorTerms(options: ScreenOptions): { wName: number; maxBonus: number } {
+  const weights = options.policy.feature_weights;
+  return {
+    wName: weights['name'] ?? 1,
+    maxBonus: DOB_EXACT * (weights['dob'] ?? 1) + COUNTRY_MATCH * (weights['nationality'] ?? 1),
+  };
+}
+
+/** About the name score belowFloor starts to let through (from where a bound is worth tightening: any value would
+ * keep the bound admissible, this one saves the most work). */
+function nameFloor(options: ScreenOptions, minThreshold: number): number {
+  const { wName, maxBonus } = floorTerms(options);
+  return wName > 0 ? (minThreshold - maxBonus) / wName : Number.POSITIVE_INFINITY;
 }
 const nameWeightMonotone = (options: ScreenOptions): boolean =>
   (options.policy.feature_weights['name'] ?? 1) >= 0;
@@ -535,6 +549,7 @@ export function openIndex(data: IndexData): Screener {
     const best = new Map<number, EntityBest>();
     const bounded = nameWeightMonotone(options);
     const below = belowFloor(options, minThreshold);
+    const floor = nameFloor(options, minThreshold);
     const qs = queries.map((q) => prepared(q, sk.kind));
     for (const id of cands) {
       const e = view.nameEntity[id]!;
@@ -543,9 +558,13 @@ export function openIndex(data: IndexData): Screener {
       const cand = candidate(id);
       const weakName = view.nameKind[id] === WEAK_KIND;
       if (bounded && !identEntities.has(e)) {
-        // the cheap bound first, then the one that scores the token pairs the cheap one leaves open
-        if (boundedBelow(qs, cand, org, weakName, below, false)) continue;
-        if (boundedBelow(qs, cand, org, weakName, below, true)) continue;
+        // the exact pass of the bound where the cheap one does not rule the name out
+        const exactFrom = (weakName ? floor + 0.03 : floor) - BOUND_MARGIN;
+        let ub = 0;
+        for (const q of qs) ub = Math.max(ub, nameSimilarityBound(q, cand, org, SCORE_PARAMS, exactFrom));
+        // the margin covers rounding: the bound and the score add the same terms in another order
+        ub += BOUND_MARGIN;
+        if (below(weakName ? Math.max(0, ub - 0.03) : ub)) continue;
       }
       let s = 0;
       let qBest = queries[0]?.shown ?? subject.name;
@@ -562,23 +581,6 @@ export function openIndex(data: IndexData): Screener {
     }
 
     return best;
-  }
-
-  /** Whether the name-score bound of a candidate against every query name is below the floor (weak aliases score
-   * 0.03 less). */
-  function boundedBelow(
-    qs: PreparedName[],
-    cand: PreparedName,
-    org: boolean,
-    weakName: boolean,
-    below: (score: number) => boolean,
-    exactTokens: boolean,
-  ): boolean {
-    let ub = 0;
-    for (const q of qs) ub = Math.max(ub, nameSimilarityBound(q, cand, org, SCORE_PARAMS, exactTokens));
-    // the margin covers rounding: the bound and the score add the same terms in another order
-    ub += BOUND_MARGIN;
-    return below(weakName ? Math.max(0, ub - 0.03) : ub);
   }
 
   /** Adds the features (dates of birth, countries, identifiers, type, weak alias) to each entity's best name score
