@@ -314,14 +314,43 @@ export function fixTailForm(words: string[]): string[] {
   for (let w = Math.min(4, words.length - 1); w >= 1; w--) {
     const cand = words.slice(-w).join('');
     if (cand.length < 9) continue;
-    for (const f of LONG_FORMS) {
-      if (cand === f.joined) return words;
-      if (Math.abs(cand.length - f.joined.length) > 2 || cand[0] !== f.joined[0]) continue;
-      if (levenshtein(cand, f.joined) <= Math.floor(f.joined.length / 10))
-        return [...words.slice(0, words.length - w), ...f.words];
-    }
+    const f = memoised(longFormMemo, cand, longFormOf);
+    if (f === LONG_FORM_EXACT) return words;
+    if (f !== undefined) return [...words.slice(0, words.length - w), ...f.words];
   }
   return words;
+}
+
+const LONG_FORM_EXACT = { words: [], joined: '' };
+/** The first long form (in LONG_FORMS' order) that `cand` spells exactly (LONG_FORM_EXACT) or misspells, or
+ * undefined. */
+function longFormOf(cand: string): (typeof LONG_FORMS)[number] | undefined {
+  for (const f of LONG_FORMS) {
+    if (cand === f.joined) return LONG_FORM_EXACT;
+    if (Math.abs(cand.length - f.joined.length) > 2 || cand[0] !== f.joined[0]) continue;
+    if (levenshtein(cand, f.joined) <= Math.floor(f.joined.length / 10)) return f;
+  }
+  return undefined;
+}
+
+/** Words (and joined tail words) recur from name to name: the edit-distance searches for misspelt legal forms
+ * are remembered, per thread, up to this many entries each. */
+const FORM_MEMO_MAX = 100_000;
+const longFormMemo = new Map<string, (typeof LONG_FORMS)[number] | null>();
+const formWordMemo = new Map<string, string | null>();
+
+/** f(key), remembered in `memo` (null for undefined; cleared when full); f must be a pure function of the key. */
+function memoised<T>(
+  memo: Map<string, T | null>,
+  key: string,
+  f: (key: string) => T | undefined,
+): T | undefined {
+  const hit = memo.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  const v = f(key);
+  if (memo.size >= FORM_MEMO_MAX) memo.clear();
+  memo.set(key, v ?? null);
+  return v;
 }
 
 // words of legal-form phrases long enough to be recognised misspelt (limietd, compnay, libaility, stoock)
@@ -347,6 +376,10 @@ export function formEditBudget(len: number): number {
  * length, first letter or second letter agreeing), or undefined. */
 export function fuzzyFormWord(w: string): string | undefined {
   if (w.length < 3 || FORM_VOCAB_SET.has(w) || FORMS_BY_FIRST.has(w)) return undefined;
+  return memoised(formWordMemo, w, misspeltFormWord);
+}
+
+function misspeltFormWord(w: string): string | undefined {
   for (const v of FORM_VOCAB) {
     const budget = formEditBudget(v.length);
     if (Math.abs(v.length - w.length) > budget) continue;
