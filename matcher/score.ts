@@ -105,10 +105,14 @@ for (const v of 'aeiouy') VOWEL[v.charCodeAt(0)] = 1;
 /** Optimal string alignment distance (Levenshtein + adjacent transposition), where replacing a vowel by
  * another vowel costs half an edit: vowels are what transliterations disagree on most (Scholz/Schulze). */
 export function osaDistance(a: string, b: string): number {
-  return osaDoubled(a, b) / 2;
+  return osaDoubled(a, b, 0, 0) / 2;
 }
 
-function osaDoubled(a: string, b: string): number {
+/** Twice osaDistance. With `floor` > 0 it may stop early once 1 − distance / `max` is sure to fall below `floor`,
+ * returning a lower bound of twice the distance that puts it there: every cell of a row is at least the smaller
+ * minimum of the two rows before it, so that smaller minimum never decreases from row to row and bounds the
+ * distance. */
+function osaDoubled(a: string, b: string, floor: number, max: number): number {
   const n = a.length;
   const m = b.length;
   if (n === 0) return 2 * m;
@@ -122,8 +126,10 @@ function osaDoubled(a: string, b: string): number {
   let prev = rowB;
   let cur = rowC;
   for (let j = 0; j <= m; j++) prev[j] = 2 * j;
+  let prevMin = 0;
   for (let i = 1; i <= n; i++) {
     cur[0] = 2 * i;
+    let rowMin = cur[0]!;
     const ca = a.charCodeAt(i - 1);
     const va = ca < 128 ? VOWEL[ca]! : 0;
     for (let j = 1; j <= m; j++) {
@@ -145,7 +151,13 @@ function osaDoubled(a: string, b: string): number {
         if (tr < v) v = tr;
       }
       cur[j] = v;
+      if (v < rowMin) rowMin = v;
     }
+    if (floor > 0) {
+      const lower = rowMin < prevMin ? rowMin : prevMin;
+      if (1 - lower / 2 / max < floor) return lower;
+    }
+    prevMin = rowMin;
     const t = prev2;
     prev2 = prev;
     prev = cur;
@@ -154,8 +166,9 @@ function osaDoubled(a: string, b: string): number {
   return prev[m]!;
 }
 
-/** 1 − distance / longer length. With `floor`, a pair whose length difference alone puts it below the floor
- * returns that upper bound (min/max) without running the quadratic distance. */
+/** 1 − distance / longer length. With `floor`, a pair below the floor may return an upper bound below the floor
+ * instead: from the length difference alone (min/max) or the letters (letterBound) without running the quadratic
+ * distance, or from the distance's rows so far once they put it below the floor. */
 export function editRatio(a: string, b: string, floor = 0): number {
   if (a === b) return 1;
   const max = Math.max(a.length, b.length);
@@ -166,7 +179,7 @@ export function editRatio(a: string, b: string, floor = 0): number {
     const lb = 1 - letterBound(a, b) / max;
     if (lb < floor) return lb;
   }
-  return 1 - osaDistance(a, b) / max;
+  return 1 - osaDoubled(a, b, floor, max) / 2 / max;
 }
 
 const letterCount = new Int16Array(128);
@@ -254,7 +267,7 @@ export function typingSlip(a: string, b: string): boolean {
     if (letterCount[c] !== 0 && letterCount[c] !== 3) same = false;
     letterCount[c] = 0;
   }
-  return same && osaDoubled(a, b) <= 2;
+  return same && osaDoubled(a, b, 0, 0) <= 2;
 }
 
 /** Endings of East Slavic patronymics (folded). */

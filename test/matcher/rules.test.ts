@@ -201,6 +201,36 @@ describe('speed helpers', () => {
     expect(editRatio('muhamad', 'zzzzzzz', 0.6)).toBeLessThan(0.6);
   });
 
+  it('editRatio with a floor: the exact ratio at or above the floor, an upper bound below it otherwise', () => {
+    // pairs that pass the length and letter tests but whose distance rows cross the floor part-way
+    const words = [
+      'muhamad',
+      'mahmud',
+      'hamdam',
+      'damuham',
+      'sergei',
+      'gerise',
+      'kasimov',
+      'makisov',
+      'abdula',
+    ];
+    words.push('aduabl', 'tores', 'rotes', 'joakuin', 'javier', 'nujiako', 'patrisia', 'aistripa', 'kasiano');
+    let cut = 0;
+    for (const a of words)
+      for (const b of words)
+        for (const floor of [0.6, 0.85]) {
+          const exact = editRatio(a, b);
+          const r = editRatio(a, b, floor);
+          if (exact >= floor) expect(r).toBe(exact);
+          else {
+            expect(r).toBeLessThan(floor);
+            expect(r).toBeGreaterThanOrEqual(exact);
+            if (r !== exact) cut++;
+          }
+        }
+    expect(cut).toBeGreaterThan(0);
+  });
+
   it('the index posts joined pair keys only for short parts; queries post all', () => {
     const n = normalizeName('Alisher Usmanov');
     const idx = new Set<string>();
