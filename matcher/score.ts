@@ -154,7 +154,7 @@ function osaDoubled(a: string, b: string, floor: number, max: number): number {
       if (v < rowMin) rowMin = v;
     }
     if (floor > 0) {
-      const lower = rowMin < prevMin ? rowMin : prevMin;
+      const lower = Math.min(rowMin, prevMin);
       if (1 - lower / 2 / max < floor) return lower;
     }
     prevMin = rowMin;
