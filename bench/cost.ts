@@ -136,7 +136,7 @@ export interface PhaseCost {
    * table (heap and its indexes) */
   wal_bytes: number;
   wal_db: Record<string, number> | undefined;
-  /** rows inserted per request, by table; index entries inserted per request, by table (GIN: one per row) */
+  /** rows inserted per request, by table; index entries inserted per request, by table (GIN: one per row; BRIN: none) */
   rows: Record<string, number>;
   index_entries: Record<string, number>;
   /** outbox rows updated by the relay per request (each a second tuple version and its index entries; rows that no
@@ -164,7 +164,7 @@ const TABLES = [
 /** Measures phases against one bench server (its processes and database). */
 export class CostProbe {
   private readonly sql: postgres.Sql;
-  private indexes: { table: string; name: string; predicate: string | null }[] = [];
+  private indexes: { table: string; name: string; predicate: string | null; method: string }[] = [];
   private db: { oid: number; dir: string } | undefined;
   constructor(
     private readonly procs: ServerProc[],
@@ -176,9 +176,11 @@ export class CostProbe {
   private async snap(): Promise<Snap> {
     const sql = this.sql;
     if (!this.indexes.length) {
-      this.indexes = await sql<{ table: string; name: string; predicate: string | null }[]>`
-        select c.relname as table, i.relname as name, pg_get_expr(x.indpred, x.indrelid) as predicate
+      this.indexes = await sql<{ table: string; name: string; predicate: string | null; method: string }[]>`
+        select c.relname as table, i.relname as name, pg_get_expr(x.indpred, x.indrelid) as predicate,
+          am.amname as method
         from pg_index x join pg_class c on c.oid = x.indrelid join pg_class i on i.oid = x.indexrelid
+          join pg_am am on am.oid = i.relam
         where c.relname in ${sql(TABLES)}`;
     }
     const procs = await Promise.all(
@@ -202,7 +204,8 @@ export class CostProbe {
       const [r] = await sql<{ n: number }[]>`select count(*)::int as n from ${sql(t)}`;
       rows.set(t, r?.n ?? 0);
       let entries = 0;
-      for (const ix of this.indexes.filter((i) => i.table === t)) {
+      // a BRIN index has no entry per row (one summary per block range, updated when a value widens it)
+      for (const ix of this.indexes.filter((i) => i.table === t && i.method !== 'brin')) {
         if (!ix.predicate) entries += r?.n ?? 0;
         else {
           const [p] = await sql.unsafe<{ n: number }[]>(

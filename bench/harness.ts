@@ -82,7 +82,9 @@ export async function startServer(opts: {
     async stop() {
       await proc.stop();
       await worker?.stop();
-      await dropBenchState(db, `vsb${id}`, env.LOCAL_S3_DIR as string);
+      // BENCH_KEEP_DB=1 keeps the database (its name is printed) to look at the rows a run wrote
+      if (process.env.BENCH_KEEP_DB === '1') process.stderr.write(`bench database kept: ${db}\n`);
+      else await dropBenchState(db, `vsb${id}`, env.LOCAL_S3_DIR as string);
     },
   };
 }
