@@ -50,6 +50,8 @@ export async function deletePrefix(store: ObjectStore, prefix: string): Promise<
 /** Tables the purge never deletes from: the audit trail and erasure records (identifiers and hashes only). */
 const KEEP = new Set(['audit_log', 'applicant_erasures', 'schema_migrations']);
 const MAX_DEPTH = 8;
+/** A uuid as Postgres writes it as text (lower case, hyphenated): the only text equal to some uuid's text. */
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface ForeignKey {
   child: string;
@@ -61,20 +63,21 @@ class Purger {
   readonly counts: Record<string, number> = {};
   /** ids (as text) of every row deleted: outbox events about them are removed too */
   readonly deletedIds = new Set<string>();
-  private readonly columnsCache = new Map<string, Set<string>>();
+  /** column name → data type, by table */
+  private readonly columnsCache = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly tx: Tx,
     private readonly tenantId: string,
   ) {}
 
-  private async columns(table: string): Promise<Set<string>> {
+  private async columns(table: string): Promise<Map<string, string>> {
     let cols = this.columnsCache.get(table);
     if (!cols) {
-      const rows = await this.tx<{ column_name: string }[]>`
-        select column_name from information_schema.columns
+      const rows = await this.tx<{ column_name: string; data_type: string }[]>`
+        select column_name, data_type from information_schema.columns
         where table_schema = current_schema() and table_name = ${table}`;
-      cols = new Set(rows.map((r) => r.column_name));
+      cols = new Map(rows.map((r) => [r.column_name, r.data_type]));
       this.columnsCache.set(table, cols);
     }
     return cols;
@@ -107,16 +110,22 @@ class Purger {
     const { tx } = this;
     const cols = await this.columns(table);
     const scoped = cols.has('tenant_id') ? tx`and tenant_id = ${this.tenantId}` : tx``;
+    // a uuid column is compared as uuid, so that its indexes serve the lookup; a value that is not a uuid's text
+    // equals no uuid's text, so leaving it out deletes the same rows
+    const matches =
+      cols.get(column) === 'uuid'
+        ? tx`${tx(column)} = any(${values.filter((v) => UUID_TEXT.test(v))}::uuid[])`
+        : tx`${tx(column)}::text = any(${values}::text[])`;
     for (const fk of await this.foreignKeys(table)) {
       const parentValues = (
         await tx<{ v: string }[]>`
           select distinct ${tx(fk.parent_col)}::text as v from ${tx(table)}
-          where ${tx(column)}::text = any(${values}::text[]) ${scoped}`
+          where ${matches} ${scoped}`
       ).map((r) => r.v);
       await this.delete(fk.child, fk.child_col, parentValues, depth + 1);
     }
     const deleted = await tx<{ id: string | null }[]>`
-      delete from ${tx(table)} where ${tx(column)}::text = any(${values}::text[]) ${scoped}
+      delete from ${tx(table)} where ${matches} ${scoped}
       returning ${cols.has('id') ? tx`id::text` : tx`null::text`} as id`;
     if (deleted.length) this.counts[table] = (this.counts[table] ?? 0) + deleted.length;
     for (const r of deleted) if (r.id) this.deletedIds.add(r.id);
