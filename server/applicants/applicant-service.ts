@@ -9,6 +9,7 @@ import { authorizeApplicantPatch } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import { page, pageArgs } from '../db/cursor.js';
+import { equalsFilter } from '../db/list-filters.js';
 import { type Sql, transaction } from '../db/sql.js';
 import { ApiError, ValidationError, type ValidationIssue } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -68,7 +69,7 @@ export async function listApplicants(
   const rows = await sql<ApplicantRow[]>`
     select * from applicants
     where tenant_id = ${tenantId} and erased_at is null
-      ${query.status ? sql`and internal_status = ${query.status}` : sql``}
+      ${query.status ? equalsFilter(sql, 'applicants', 'internal_status', query.status) : sql``}
       ${
         q
           ? sql`and (search_text like ${substringPattern(q)} ${qHash ? sql`or email_hash = ${qHash}` : sql``})`

@@ -1,6 +1,7 @@
 import { CheckListOut, CheckListQuery, CheckOut, CheckParams } from '../../schemas/checks.js';
 import { ErrorEnvelope } from '../../schemas/common.js';
 import { page, pageArgs } from '../db/cursor.js';
+import { equalsFilter } from '../db/list-filters.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { route } from '../http/router.js';
@@ -22,21 +23,22 @@ export function checkRoutes(sql: Sql) {
       },
       handler: async ({ query, tenant }) => {
         const { limit, after } = pageArgs(query);
-        // every filter has a (tenant_id, <column>, seq desc) index or a GIN index (migration 003)
+        // every filter has a (tenant_id, <column>, seq desc) index or a GIN index (migration 003); those of status,
+        // result, decision and check_type hold only the rare values (equalsFilter, migration 020)
         const like = query.search
           ? `%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
           : '';
         const rows = await sql<CheckRow[]>`
           select * from checks
           where tenant_id = ${tenant.tenant_id}
-            ${query.check_type ? sql`and check_type = ${query.check_type}` : sql``}
-            ${query.status ? sql`and status = ${query.status}` : sql``}
-            ${query.result ? sql`and result = ${query.result}` : sql``}
+            ${query.check_type ? equalsFilter(sql, 'checks', 'check_type', query.check_type) : sql``}
+            ${query.status ? equalsFilter(sql, 'checks', 'status', query.status) : sql``}
+            ${query.result ? equalsFilter(sql, 'checks', 'result', query.result) : sql``}
             ${query.flow_id ? sql`and flow_id = ${query.flow_id}` : sql``}
             ${query.batch_id ? sql`and batch_id = ${query.batch_id}` : sql``}
             ${query.applicant_id ? sql`and applicant_id = ${query.applicant_id}` : sql``}
             ${query.use_case ? sql`and use_case = ${query.use_case}` : sql``}
-            ${query.decision ? sql`and decision = ${query.decision}` : sql``}
+            ${query.decision ? equalsFilter(sql, 'checks', 'decision', query.decision) : sql``}
             ${query.dataset ? sql`and datasets @> ${[query.dataset]}::text[]` : sql``}
             ${query.reference ? sql`and reference = ${query.reference}` : sql``}
             ${query.input_ref ? sql`and input_ref = ${query.input_ref}` : sql``}

@@ -14,6 +14,7 @@ import {
 } from '../../schemas/flows.js';
 import { actorOf } from '../audit/audit.js';
 import { page, pageArgs } from '../db/cursor.js';
+import { equalsFilter } from '../db/list-filters.js';
 import { ApiError } from '../errors.js';
 import { route } from '../http/router.js';
 import { loadGeo, resolveClientIp } from './client-metadata.js';
@@ -111,9 +112,9 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
         const rows = await sql<FlowRow[]>`
           select * from flows
           where tenant_id = ${tenant.tenant_id}
-            ${query.status ? sql`and status = ${query.status}` : sql``}
-            ${query.decision ? sql`and decision = ${query.decision}` : sql``}
-            ${query.type ? sql`and type = ${query.type}` : sql``}
+            ${query.status ? equalsFilter(sql, 'flows', 'status', query.status) : sql``}
+            ${query.decision ? equalsFilter(sql, 'flows', 'decision', query.decision) : sql``}
+            ${query.type ? equalsFilter(sql, 'flows', 'type', query.type) : sql``}
             ${query.exclude_type ? sql`and type <> ${query.exclude_type}` : sql``}
             ${after ? sql`and seq < ${after}` : sql``}
           order by seq desc

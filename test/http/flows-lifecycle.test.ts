@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { equalsFilter } from '../../server/db/list-filters.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 
 type Json = Record<string, unknown>;
@@ -688,6 +689,32 @@ describe('checks listing', () => {
       );
     });
     expect(JSON.stringify(plan)).toMatch(/Index/);
+  });
+
+  it('a filter on a rare value uses its partial list index in a generic plan too (migration 020)', async () => {
+    const cases = [
+      ['checks', 'status', 'failed', 'checks_tenant_status'],
+      ['checks', 'result', 'hit', 'checks_tenant_result'],
+      ['checks', 'decision', 'REJECTED', 'checks_tenant_decision'],
+      ['checks', 'check_type', 'ip_risk', 'checks_type'],
+      ['flows', 'status', 'NEEDS_REVIEW', 'flows_tenant_status'],
+      ['flows', 'decision', 'MANUAL_REVIEW', 'flows_tenant_decision'],
+      ['flows', 'type', 'kyb', 'flows_tenant_type'],
+      ['applicants', 'internal_status', 'under_review', 'applicants_tenant_status_seq'],
+    ] as const;
+    await t.app.sql.begin(async (tx) => {
+      // a prepared statement planned once for any value: the predicate must be provable from the text alone
+      await tx`set local plan_cache_mode = force_generic_plan`;
+      await tx`set local enable_seqscan = off`;
+      for (const [table, column, value, index] of cases) {
+        const filter = equalsFilter(tx, table, column as never, value);
+        const { string } = await tx`
+          select * from ${tx(table)} where tenant_id = ${acme.id} ${filter} order by seq desc limit 51`.describe();
+        await tx.unsafe(`prepare list_${index} as ${string}`);
+        const plan = await tx.unsafe(`explain execute list_${index}('${acme.id}', '${value}')`);
+        expect(JSON.stringify(plan), index).toContain(`using ${index} `);
+      }
+    });
   });
 });
 
