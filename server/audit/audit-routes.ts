@@ -2,6 +2,7 @@ import { AuditListOut, AuditListQuery } from '../../schemas/audit.js';
 import { ErrorEnvelope } from '../../schemas/common.js';
 import { requireAdminAuthority, tenantOf } from '../auth/authorize.js';
 import { page, pageArgs } from '../db/cursor.js';
+import { equalsFilter } from '../db/list-filters.js';
 import type { Sql } from '../db/sql.js';
 import { route } from '../http/router.js';
 import type { AuditRow } from './audit.js';
@@ -26,7 +27,7 @@ export function auditRoutes(sql: Sql) {
         const { limit, after } = pageArgs(query);
         const rows = await sql<AuditRow[]>`
           select * from audit_log where tenant_id = ${tenant_id}
-            ${query.action ? sql`and action = ${query.action}` : sql``}
+            ${query.action ? equalsFilter(sql, 'audit_log', 'action', query.action) : sql``}
             ${query.actor_type ? sql`and actor_type = ${query.actor_type}` : sql``}
             ${query.actor_id ? sql`and actor_id = ${query.actor_id}` : sql``}
             ${query.resource_type ? sql`and resource_type = ${query.resource_type}` : sql``}

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
+import { newId } from '../db/ids.js';
 import { json, type Sql } from '../db/sql.js';
 import type { AuditedCall } from '../http/server.js';
 import type { Logger } from '../log.js';
@@ -49,8 +50,8 @@ export function piiHash(key: string, value: string): string {
 
 export async function writeAudit(q: Sql, e: AuditEntry): Promise<void> {
   await q`
-    insert into audit_log (tenant_id, actor_type, actor_id, action, resource_type, resource_id, request_id, details)
-    values (${e.tenant_id}, ${e.actor_type}, ${e.actor_id}, ${e.action}, ${e.resource_type}, ${e.resource_id},
+    insert into audit_log (id, tenant_id, actor_type, actor_id, action, resource_type, resource_id, request_id, details)
+    values (${newId()}, ${e.tenant_id}, ${e.actor_type}, ${e.actor_id}, ${e.action}, ${e.resource_type}, ${e.resource_id},
             ${e.request_id}, ${json(q, e.details ?? {})})`;
 }
 

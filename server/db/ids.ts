@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 
 /**
- * Ids of the rows written many times a second (applicants, flows, checks, alerts, outbox events): UUIDv7 (RFC 9562)
+ * Ids of the rows written many times a second (applicants, flows, checks, alerts, outbox events, audit rows): UUIDv7 (RFC 9562)
  * — the first 48 bits are the Unix time in milliseconds, the rest random (74 bits) with the version and variant
  * bits. Still a UUID to every reader; but consecutive ids land next to each other in their primary-key index, so an
  * insert touches the index's rightmost pages (in memory) instead of a random leaf of an index larger than memory

@@ -9,6 +9,7 @@ export const COMMON_VALUES = {
   checks: { status: 'completed', result: 'clear', decision: 'AUTO_APPROVED', check_type: 'aml_screen' },
   flows: { status: 'APPROVED', decision: 'AUTO_APPROVED', type: 'kyc' },
   applicants: { internal_status: 'active' },
+  audit_log: { action: 'createFlow' },
 } as const;
 
 type Table = keyof typeof COMMON_VALUES;

@@ -323,6 +323,7 @@ function createdAudit(
   actor: { actor_type: string; actor_id: string | null },
 ): AuditInsert {
   return {
+    id: newId(),
     tenant_id: tenantId,
     actor_type: actor.actor_type,
     actor_id: actor.actor_id,

@@ -45,6 +45,7 @@ export const FLOW_COLUMNS = [
   'completed_at',
 ] as const;
 export const AUDIT_COLUMNS = [
+  'id',
   'tenant_id',
   'actor_type',
   'actor_id',

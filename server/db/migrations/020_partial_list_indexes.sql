@@ -3,7 +3,7 @@
 -- each).
 --
 -- The list filters on a low-cardinality column (GET /v1/checks status, result, decision, check_type; GET /v1/flows
--- status, decision, type; GET /v1/applicants status) had a (tenant_id, <column>, seq desc) index holding every row.
+-- status, decision, type; GET /v1/applicants status; GET /v1/audit action, below) had a (tenant_id, <column>, seq desc) index holding every row.
 -- Now each holds only the rows without the column's common value (server/db/list-filters.ts names them: the one
 -- place the list queries take them from). A filter on a rare value repeats the index's predicate as literal text,
 -- so that every plan may use the partial index (generic plans too, where the value is a parameter); a filter on the
@@ -40,3 +40,8 @@ create index checks_flow on checks (flow_id) where flow_id is not null;
 -- minmax-multi keeps a range narrow when an event about an older row (alert.updated) lands in it.
 drop index if exists outbox_tenant_resource;
 create index outbox_resource on outbox_events using brin (resource_id uuid_minmax_multi_ops) with (autosummarize = on);
+
+-- The audit row of a flow created by an operator or key (action createFlow, one a sync flow) is the bulk of a
+-- flow-heavy tenant's audit log: its (tenant_id, action) index holds the other actions only, the same way.
+drop index if exists audit_log_tenant_action;
+create index audit_log_tenant_action on audit_log (tenant_id, action, seq desc) where action <> 'createFlow';
