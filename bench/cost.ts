@@ -76,6 +76,10 @@ function walOfDatabase(dir: string, dbOid: number, start: string, segmentStart: 
   };
 }
 
+/** BENCH_WAL_BY_INDEX=1: the bench database's WAL by index too (`<table> index <name>`), not only by table with
+ * its indexes. */
+const WAL_BY_INDEX = process.env.BENCH_WAL_BY_INDEX === '1';
+
 const TICK_S = 0.01; // USER_HZ: `getconf CLK_TCK` is 100 on Linux
 
 /** utime + stime of a process or one of its threads, in seconds (undefined when it is gone). */
@@ -287,7 +291,9 @@ export class CostProbe {
       const names = new Map(
         (
           await this.sql<{ node: string; name: string }[]>`
-            select c.relfilenode::text as node, coalesce(t.relname, c.relname) as name
+            select c.relfilenode::text as node,
+              case when ${WAL_BY_INDEX} and t.relname is not null then t.relname || ' index ' || c.relname
+                else coalesce(t.relname, c.relname) end as name
             from pg_class c left join pg_index x on x.indexrelid = c.oid left join pg_class t on t.oid = x.indrelid
             where c.relfilenode <> 0`
         ).map((r) => [r.node, r.name]),
