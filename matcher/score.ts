@@ -715,56 +715,125 @@ export function nameSimilarityBound(
   p: ScoreParams = SCORE_PARAMS,
   exactFrom = Number.POSITIVE_INFINITY,
 ): number {
-  if (p.curve < 0 || p.substMult < 1) return 1;
-  const qp = q.packed;
-  const cp = c.packed;
-  const nq = qp[HDR_N]!;
-  const nc = cp[HDR_N]!;
-  if (nq === 0 || nc === 0) return 0;
-  if (nq > MAX_T || nc > MAX_T) return 1;
-  const flags = qp[HDR_FLAGS]! | cp[HDR_FLAGS]!;
-  if ((flags & F_INITIAL) !== 0) return 1;
-  if (mayCollapse(qp, nq, cp[HDR_INITIALS]!, nc) || mayCollapse(cp, nc, qp[HDR_INITIALS]!, nq)) return 1;
-  const abjadMode = (flags & F_ABJAD) !== 0;
-  if (abjadMode && exactFrom > 1) return 1;
+  const ub = cheapBound(q.packed, 0, c.packed, 0, org, p);
+  return ub < exactFrom ? ub : exactBound(q, c, c.packed, 0, org, p);
+}
+
+/** nameSimilarityBound's cheap pass, from the two names' packed numbers alone (packName's layout at offsets `qo` of
+ * `qp` and `co` of `cp`: a name's own `packed`, or a copy in a screen's arena, which keeps the names a screen
+ * bounds close together in memory). */
+export function cheapBound(
+  qp: Int32Array,
+  qo: number,
+  cp: Int32Array,
+  co: number,
+  org: boolean,
+  p: ScoreParams = SCORE_PARAMS,
+): number {
+  const flags = qp[qo + HDR_FLAGS]! | cp[co + HDR_FLAGS]!;
+  const out = notCovered(qp, qo, cp, co, flags, p);
+  if (out >= 0) return out;
+  if ((flags & F_ABJAD) !== 0) return 1;
   lrAlike = (flags & F_CJK) !== 0;
   try {
-    if (!abjadMode) {
-      const ub = alignBound(q, c, org, p, false, false);
-      if (ub < exactFrom) return ub;
-    }
-    return alignBound(q, c, org, p, true, abjadMode);
+    const ub = alignBound(undefined, qp, qo, undefined, cp, co, org, p, false, false);
+    // the token-pair bounds in pairBound are this pair's (exactBound reuses them)
+    lastQp = qp;
+    lastQo = qo;
+    lastCp = cp;
+    lastCo = co;
+    return ub;
   } finally {
     lrAlike = false;
   }
 }
 
-/** A necessary condition of collapseAcronym(a, b): a token of `a` that may be an acronym and whose letters are
- * all among b's initials. */
-function mayCollapse(a: Int32Array, na: number, bInitials: number, nb: number): boolean {
+/** nameSimilarityBound's exact pass (`cp`/`co`: c's packed numbers, as in cheapBound); it reuses the token-pair
+ * bounds of a cheapBound call on the same pair just before it, else computes them again. */
+export function exactBound(
+  q: PreparedName,
+  c: PreparedName,
+  cp: Int32Array,
+  co: number,
+  org: boolean,
+  p: ScoreParams = SCORE_PARAMS,
+): number {
+  const qp = q.packed;
+  const flags = qp[HDR_FLAGS]! | cp[co + HDR_FLAGS]!;
+  const out = notCovered(qp, 0, cp, co, flags, p);
+  if (out >= 0) return out;
+  const abjadMode = (flags & F_ABJAD) !== 0;
+  const reuse = lastQp === qp && lastQo === 0 && lastCp === cp && lastCo === co;
+  lastQp = undefined;
+  lastCp = undefined;
+  lrAlike = (flags & F_CJK) !== 0;
+  try {
+    return alignBound(q, qp, 0, c, cp, co, org, p, true, abjadMode, reuse);
+  } finally {
+    lrAlike = false;
+  }
+}
+
+let lastQp: Int32Array | undefined;
+let lastQo = 0;
+let lastCp: Int32Array | undefined;
+let lastCo = 0;
+
+/** The bound when the pair is one the bound does not cover (1) or has no tokens (0); −1 otherwise. */
+function notCovered(
+  qp: Int32Array,
+  qo: number,
+  cp: Int32Array,
+  co: number,
+  flags: number,
+  p: ScoreParams,
+): number {
+  if (p.curve < 0 || p.substMult < 1) return 1;
+  const nq = qp[qo + HDR_N]!;
+  const nc = cp[co + HDR_N]!;
+  if (nq === 0 || nc === 0) return 0;
+  if (nq > MAX_T || nc > MAX_T) return 1;
+  if ((flags & F_INITIAL) !== 0) return 1;
+  if (
+    mayCollapse(qp, qo, nq, cp[co + HDR_INITIALS]!, nc) ||
+    mayCollapse(cp, co, nc, qp[qo + HDR_INITIALS]!, nq)
+  )
+    return 1;
+  return -1;
+}
+
+/** A necessary condition of collapseAcronym(a, b): a token of `a` (packed at `ao`) that may be an acronym and whose
+ * letters are all among b's initials. */
+function mayCollapse(a: Int32Array, ao: number, na: number, bInitials: number, nb: number): boolean {
   if (nb < 2) return false;
   for (let i = 0; i < na; i++) {
-    const w = a[T0 + i * PK + PK_LEN]!;
+    const w = a[ao + T0 + i * PK + PK_LEN]!;
     if (!acronymCandidate(w & PK_LEN_BITS, (w & PK_PARTICLE) !== 0, nb)) continue;
-    if ((a[T0 + i * PK + PK_MASK]! & ~bInitials) === 0) return true;
+    if ((a[ao + T0 + i * PK + PK_MASK]! & ~bInitials) === 0) return true;
   }
   return false;
 }
 
-/** One pass of nameSimilarityBound: cheap (tokenBound, kept in pairBound) or exact (tokenSimilarity of the pairs
- * whose kept tokenBound reaches minTokenSim, every pair in abjad mode, which only the exact pass covers). */
+/** One pass of nameSimilarityBound: cheap (tokenBound, kept in pairBound; q and c unread) or exact (tokenSimilarity
+ * of the pairs whose tokenBound, kept when `reuse`, reaches minTokenSim; of every pair in abjad mode, which only the
+ * exact pass covers). */
 function alignBound(
-  q: PreparedName,
-  c: PreparedName,
+  q: PreparedName | undefined,
+  qp: Int32Array,
+  qo: number,
+  c: PreparedName | undefined,
+  cp: Int32Array,
+  co: number,
   org: boolean,
   p: ScoreParams,
   exact: boolean,
   abjadMode: boolean,
+  reuse = false,
 ): number {
-  const qp = q.packed;
-  const cp = c.packed;
-  const nq = qp[HDR_N]!;
-  const nc = cp[HDR_N]!;
+  const nq = qp[qo + HDR_N]!;
+  const nc = cp[co + HDR_N]!;
+  const qb = qo + T0;
+  const cb = co + T0;
   const prefixOk = nq >= 2 && nc >= 2;
   boundQ.fill(0, 0, nq);
   boundC.fill(0, 0, nc);
@@ -773,19 +842,21 @@ function alignBound(
   partnerMinC.fill(Number.POSITIVE_INFINITY, 0, nc);
   partnerMaxC.fill(0, 0, nc);
   for (let i = 0; i < nq; i++) {
-    const wi = packedWeight(qp[T0 + i * PK + PK_LEN]!);
+    const wi = packedWeight(qp[qb + i * PK + PK_LEN]!);
     for (let j = 0; j < nc; j++) {
       let s: number;
-      if (!exact) {
-        s = tokenBound(qp, T0 + i * PK, cp, T0 + j * PK, prefixOk);
+      if (abjadMode) s = 1;
+      else if (exact && reuse) s = pairBound[i * MAX_T + j]!;
+      else {
+        s = tokenBound(qp, qb + i * PK, cp, cb + j * PK, prefixOk);
         pairBound[i * MAX_T + j] = s;
-      } else s = abjadMode ? 1 : pairBound[i * MAX_T + j]!;
+      }
       if (s < p.minTokenSim) continue;
       // the pair as alignScore scores it
       if (exact)
-        s = tokenSimilarity(q.tokens[i]!, c.tokens[j]!, q.skels[i]!, c.skels[j]!, abjadMode, prefixOk);
+        s = tokenSimilarity(q!.tokens[i]!, c!.tokens[j]!, q!.skels[i]!, c!.skels[j]!, abjadMode, prefixOk);
       if (s < p.minTokenSim) continue;
-      const wj = packedWeight(cp[T0 + j * PK + PK_LEN]!);
+      const wj = packedWeight(cp[cb + j * PK + PK_LEN]!);
       if (s > boundQ[i]!) boundQ[i] = s;
       if (s > boundC[j]!) boundC[j] = s;
       if (wj < partnerMinQ[i]!) partnerMinQ[i] = wj;
@@ -797,23 +868,25 @@ function alignBound(
   let num = 0;
   let total = 0;
   for (let i = 0; i < nq; i++) {
-    const w = packedWeight(qp[T0 + i * PK + PK_LEN]!);
+    const w = packedWeight(qp[qb + i * PK + PK_LEN]!);
     total += w;
     if (boundQ[i]! > 0) num += w * curved(boundQ[i]!, p);
   }
   for (let j = 0; j < nc; j++) {
-    const w = packedWeight(cp[T0 + j * PK + PK_LEN]!);
+    const w = packedWeight(cp[cb + j * PK + PK_LEN]!);
     total += w;
     if (boundC[j]! > 0) num += w * curved(boundC[j]!, p);
   }
   let ub = num / total;
   const qSide = wholeSideBound(
     qp,
+    qb,
     boundQ,
     partnerMinQ,
     partnerMaxQ,
     nq,
     cp,
+    cb,
     boundC,
     nc,
     nq >= 2,
@@ -824,11 +897,13 @@ function alignBound(
   if (qSide > ub) ub = qSide;
   const cSide = wholeSideBound(
     cp,
+    cb,
     boundC,
     partnerMinC,
     partnerMaxC,
     nc,
     qp,
+    qb,
     boundQ,
     nq,
     nc >= 2,
@@ -838,7 +913,7 @@ function alignBound(
   );
   if (cSide > ub) ub = cSide;
   if (exact) {
-    if (nq !== nc || nq === 1 || abjadMode) ub = Math.max(ub, joinedScore(q, c, abjadMode, p));
+    if (nq !== nc || nq === 1 || abjadMode) ub = Math.max(ub, joinedScore(q!, c!, abjadMode, p));
   } else if (nq !== nc || nq === 1) {
     // the joined strings: their lengths and letters are the tokens'
     let lq = 0;
@@ -846,12 +921,12 @@ function alignBound(
     let lc = 0;
     let mc = 0;
     for (let i = 0; i < nq; i++) {
-      lq += qp[T0 + i * PK + PK_LEN]! & PK_LEN_BITS;
-      mq |= qp[T0 + i * PK + PK_MASK]!;
+      lq += qp[qb + i * PK + PK_LEN]! & PK_LEN_BITS;
+      mq |= qp[qb + i * PK + PK_MASK]!;
     }
     for (let j = 0; j < nc; j++) {
-      lc += cp[T0 + j * PK + PK_LEN]! & PK_LEN_BITS;
-      mc |= cp[T0 + j * PK + PK_MASK]!;
+      lc += cp[cb + j * PK + PK_LEN]! & PK_LEN_BITS;
+      mc |= cp[cb + j * PK + PK_MASK]!;
     }
     const r = editRatioBound(lq, lc, mq, mc, p.joinedMin);
     if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
@@ -875,11 +950,13 @@ function packedWeight(w: number): number {
  * tokens. */
 function wholeSideBound(
   own: Int32Array,
+  ownBase: number,
   bound: Float64Array,
   partnerMin: Float64Array,
   partnerMax: Float64Array,
   n: number,
   other: Int32Array,
+  otherBase: number,
   otherBound: Float64Array,
   m: number,
   multi: boolean,
@@ -904,7 +981,7 @@ function wholeSideBound(
   let num = 0;
   let den = 0;
   for (let i = 0; i < n; i++) {
-    const lo = packedWeight(own[T0 + i * PK + PK_LEN]!) + partnerMin[i]!;
+    const lo = packedWeight(own[ownBase + i * PK + PK_LEN]!) + partnerMin[i]!;
     num += lo * sideCurved[i]!;
     den += lo;
   }
@@ -920,7 +997,7 @@ function wholeSideBound(
   let sure = 0;
   let minCost = Number.POSITIVE_INFINITY;
   for (let j = 0; j < m; j++) {
-    const w = other[T0 + j * PK + PK_LEN]!;
+    const w = other[otherBase + j * PK + PK_LEN]!;
     const cost = unmatchedCostOf((w & PK_PARTICLE) !== 0, (w & PK_GENERIC) !== 0, org);
     if (otherBound[j] === 0) sure += cost;
     if (cost < minCost) minCost = cost;

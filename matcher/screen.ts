@@ -28,11 +28,11 @@ import {
 import { alternativeReadings, type NormalizedName, normalizeName } from './normalize.js';
 import { effectiveThreshold } from './policy.js';
 import {
+  cheapBound,
+  exactBound,
   nameSimilarity,
-  nameSimilarityBound,
   type PreparedName,
   prepareNormalized,
-  SCORE_PARAMS,
   tokenWeight,
 } from './score.js';
 import type { IndexData, Match, ScreenOptions, ScreenResult, ScreenSubject } from './types.js';
@@ -266,16 +266,32 @@ export function openIndex(data: IndexData): Screener {
   // (an array indexed by name id: a Map lookup cost a hash probe per candidate)
   const preparedCache = new Array<PreparedName | undefined>(view.nNames).fill(undefined);
   let preparedCount = 0;
+  // and a copy of each prepared name's packed numbers in one arena (packAt: its offset, −1 if not prepared): the
+  // bound's cheap pass reads only these, and an arena of a few MB misses the cache less than a name object and its
+  // arrays spread over the heap
+  const packAt = new Int32Array(Math.max(1, view.nNames)).fill(-1);
+  let arena = new Int32Array(1 << 16);
+  let arenaLen = 0;
   const candidate = (id: number): PreparedName => {
     let p = preparedCache[id];
     if (p === undefined) {
       p = view.normName(id);
       if (preparedCount >= PREPARED_CACHE_MAX) {
         preparedCache.fill(undefined);
+        packAt.fill(-1);
         preparedCount = 0;
+        arenaLen = 0;
       }
       preparedCache[id] = p;
       preparedCount++;
+      if (arenaLen + p.packed.length > arena.length) {
+        const grown = new Int32Array(Math.max(arena.length * 2, arenaLen + p.packed.length));
+        grown.set(arena.subarray(0, arenaLen));
+        arena = grown;
+      }
+      arena.set(p.packed, arenaLen);
+      packAt[id] = arenaLen;
+      arenaLen += p.packed.length;
     }
     return p;
   };
@@ -558,10 +574,16 @@ export function openIndex(data: IndexData): Screener {
       const cand = candidate(id);
       const weakName = view.nameKind[id] === WEAK_KIND;
       if (bounded && !identEntities.has(e)) {
-        // the exact pass of the bound where the cheap one does not rule the name out
+        // nameSimilarityBound in two calls: the cheap pass from the arena, the exact pass where the cheap one does
+        // not rule the name out
         const exactFrom = (weakName ? floor + 0.03 : floor) - BOUND_MARGIN;
+        const at = packAt[id]!;
         let ub = 0;
-        for (const q of qs) ub = Math.max(ub, nameSimilarityBound(q, cand, org, SCORE_PARAMS, exactFrom));
+        for (const q of qs) {
+          let b = cheapBound(q.packed, 0, arena, at, org);
+          if (b >= exactFrom) b = exactBound(q, cand, arena, at, org);
+          if (b > ub) ub = b;
+        }
         // the margin covers rounding: the bound and the score add the same terms in another order
         ub += BOUND_MARGIN;
         if (below(weakName ? Math.max(0, ub - 0.03) : ub)) continue;
