@@ -626,6 +626,8 @@ function unLeet(t: string): string {
   return /^[0-9]+(st|nd|rd|th)$/.test(t) ? t : t.replace(/[0-9]/g, (d) => LEET[d] ?? d);
 }
 
+const QUOTE_RE = /['’‘`´ʼʻ"]/;
+
 const GLUED_FORM_RE =
   /([a-z]{3,})(AG|GmbH|LLC|Ltd|LTD|Inc|PLC|JSC|PJSC|OJSC|LLP|BV|NV|SpA|SARL|SAS)(?![A-Za-z])/g;
 
@@ -646,9 +648,11 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
   s = s.replace(GLUED_FORM_RE, '$1 $2');
   s = transliterate(s).toLowerCase();
   // dotted initialisms (A.B.C., L.L.C., G.m.b.H., U.S.) become one token; spaced initials (V. V.) stay apart
-  s = s.replace(/(?<![a-z0-9])((?:[a-z]\.)+[a-z])\.?(?![a-z0-9])/g, (m) => m.replace(/\./g, ''));
-  s = s.replace(/['’]s\b/g, '').replace(/['’‘`´ʼʻ"]/g, '');
-  s = s.replace(/&/g, ' and ');
+  // (each replace only where its character occurs: most names have none of them)
+  if (s.includes('.'))
+    s = s.replace(/(?<![a-z0-9])((?:[a-z]\.)+[a-z])\.?(?![a-z0-9])/g, (m) => m.replace(/\./g, ''));
+  if (QUOTE_RE.test(s)) s = s.replace(/['’]s\b/g, '').replace(/['’‘`´ʼʻ"]/g, '');
+  if (s.includes('&')) s = s.replace(/&/g, ' and ');
   s = s.replace(/[^a-z0-9]+/g, ' ').trim();
   let words = s.length ? s.split(' ') : [];
   words = fixTailForm(numberWords(words));
@@ -713,9 +717,12 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
       changed = true;
     }
   }
-  let toks = items
-    .slice(lo, hi)
-    .flatMap((it) => (it.orig !== undefined ? it.orig : it.form !== undefined ? [it.form] : [it.tok]));
+  let toks: string[] = [];
+  for (let i = lo; i < hi; i++) {
+    const it = items[i]!;
+    if (it.orig !== undefined) toks.push(...it.orig);
+    else toks.push(it.form ?? it.tok);
+  }
   if (personish) {
     const kept = toks.filter((t) => !HONORIFIC_SET.has(t));
     if (kept.length > 0) toks = kept;
