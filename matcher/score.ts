@@ -350,6 +350,14 @@ export const SCORE_PARAMS: ScoreParams = {
 const INITIAL_SIM = 0.9;
 const MAX_T = 16;
 const simMatrix = new Float64Array(MAX_T * MAX_T);
+/** The token similarities of the last exactBound pass, for the pair (exactSimsQ, exactSimsC) with lrAlike as
+ * exactSimsLr: tokenSimilarity of every pair, or, for a pair whose bound was below exactSimsMin (the minTokenSim of
+ * that pass), that bound (alignScore never aligns a pair below its minTokenSim, so only the order to it matters). */
+const exactSims = new Float64Array(MAX_T * MAX_T);
+let exactSimsQ: PreparedName | undefined;
+let exactSimsC: PreparedName | undefined;
+let exactSimsLr = false;
+let exactSimsMin = 0;
 const usedQ = new Uint8Array(MAX_T);
 const usedC = new Uint8Array(MAX_T);
 
@@ -417,18 +425,24 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
   if (nq === 0 || nc === 0) return 0;
   const abjadMode = q.abjad || c.abjad;
   const prefixOk = nq >= 2 && nc >= 2;
-  for (let i = 0; i < nq; i++) {
-    for (let j = 0; j < nc; j++) {
-      simMatrix[i * MAX_T + j] = tokenSimilarity(
-        q.tokens[i]!,
-        c.tokens[j]!,
-        q.skels[i]!,
-        c.skels[j]!,
-        abjadMode,
-        prefixOk,
-      );
+  // the token similarities exactBound just computed for this pair, when it did
+  const sims =
+    q === exactSimsQ && c === exactSimsC && lrAlike === exactSimsLr && p.minTokenSim >= exactSimsMin
+      ? exactSims
+      : simMatrix;
+  if (sims === simMatrix)
+    for (let i = 0; i < nq; i++) {
+      for (let j = 0; j < nc; j++) {
+        simMatrix[i * MAX_T + j] = tokenSimilarity(
+          q.tokens[i]!,
+          c.tokens[j]!,
+          q.skels[i]!,
+          c.skels[j]!,
+          abjadMode,
+          prefixOk,
+        );
+      }
     }
-  }
   usedQ.fill(0, 0, nq);
   usedC.fill(0, 0, nc);
   matchOf.fill(-1, 0, nq);
@@ -446,7 +460,7 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
       if (usedQ[i]) continue;
       for (let j = 0; j < nc; j++) {
         if (usedC[j]) continue;
-        const s = simMatrix[i * MAX_T + j]!;
+        const s = sims[i * MAX_T + j]!;
         if (s > best || (bi < 0 && s >= best)) {
           best = s;
           bi = i;
@@ -851,10 +865,12 @@ function alignBound(
         s = tokenBound(qp, qb + i * PK, cp, cb + j * PK, prefixOk);
         pairBound[i * MAX_T + j] = s;
       }
-      if (s < p.minTokenSim) continue;
-      // the pair as alignScore scores it
-      if (exact)
-        s = tokenSimilarity(q!.tokens[i]!, c!.tokens[j]!, q!.skels[i]!, c!.skels[j]!, abjadMode, prefixOk);
+      if (exact) {
+        // the pair as alignScore scores it
+        if (s >= p.minTokenSim)
+          s = tokenSimilarity(q!.tokens[i]!, c!.tokens[j]!, q!.skels[i]!, c!.skels[j]!, abjadMode, prefixOk);
+        exactSims[i * MAX_T + j] = s;
+      }
       if (s < p.minTokenSim) continue;
       const wj = packedWeight(cp[cb + j * PK + PK_LEN]!);
       if (s > boundQ[i]!) boundQ[i] = s;
@@ -913,6 +929,10 @@ function alignBound(
   );
   if (cSide > ub) ub = cSide;
   if (exact) {
+    exactSimsQ = q;
+    exactSimsC = c;
+    exactSimsLr = lrAlike;
+    exactSimsMin = p.minTokenSim;
     if (nq !== nc || nq === 1 || abjadMode) ub = Math.max(ub, joinedScore(q!, c!, abjadMode, p));
   } else if (nq !== nc || nq === 1) {
     // the joined strings: their lengths and letters are the tokens'

@@ -27,6 +27,10 @@ function violations(names: readonly string[], kind: NameKind): string[] {
           const ub = nameSimilarityBound(prepared[a]!, prepared[b]!, org, SCORE_PARAMS, exact ? 0 : Infinity);
           if (s > ub + MARGIN)
             bad.push(`${names[a]} | ${names[b]} (org ${org}, exact ${exact}): ${s} > bound ${ub}`);
+          // scoring right after the bound reuses the exact pass's token similarities: the same score
+          const again = nameSimilarity(prepared[a]!, prepared[b]!, org);
+          if (again !== s)
+            bad.push(`${names[a]} | ${names[b]} (org ${org}): ${again} after the bound, ${s} before`);
         }
       }
   return bad;
