@@ -80,7 +80,7 @@ export function prepareNormalized(n: NormalizedName): PreparedName {
     legalForms: n.legalForms,
     cjk: n.cjk ?? '',
     initials,
-    digits: joined.replace(/[^0-9]/g, ''),
+    digits: hasDigit(joined) ? joined.replace(/[^0-9]/g, '') : '',
     packed: packName(n.tokens, n.abjad, (n.cjk ?? '').length > 0, letterMask(initials)),
   };
 }

@@ -546,7 +546,16 @@ export function openIndex(data: IndexData): Screener {
         if (!kept.has(id) && identEntities.has(view.nameEntity[id]!)) cands.push(id);
       }
     }
-    cands.sort((a, b) => a - b);
+    // ascending name ids (distinct): an insertion sort of these few numbers, no comparator calls
+    for (let i = 1; i < cands.length; i++) {
+      const v = cands[i]!;
+      let k = i;
+      while (k > 0 && cands[k - 1]! > v) {
+        cands[k] = cands[k - 1]!;
+        k--;
+      }
+      cands[k] = v;
+    }
     return cands;
   }
 
