@@ -3,9 +3,10 @@
 // written, and the server's event-loop delay (nodejs_eventloop_lag_* on /metrics: prom-client's
 // perf_hooks.monitorEventLoopDelay histogram, reset at every scrape).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import postgres from 'postgres';
+import { MATCHER_THREAD_NAME } from '../matcher/thread-name.js';
 
 const PG_WALDUMP = ['/usr/lib/postgresql/15/bin/pg_waldump', '/usr/lib/postgresql/16/bin/pg_waldump'].find(
   (p) => existsSync(p),
@@ -94,6 +95,26 @@ function cpuSeconds(path: string): number | undefined {
   }
 }
 
+/** CPU seconds of a process's matcher threads (named MATCHER_THREAD_NAME by matcher/worker.ts). */
+function matcherThreadsCpu(pid: number): number {
+  let total = 0;
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  for (const tid of tids) {
+    try {
+      if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() !== MATCHER_THREAD_NAME) continue;
+    } catch {
+      continue;
+    }
+    total += cpuSeconds(`/proc/${pid}/task/${tid}/stat`) ?? 0;
+  }
+  return total;
+}
+
 export interface ServerProc {
   /** all (one process), api or worker */
   role: string;
@@ -104,7 +125,13 @@ export interface ServerProc {
 interface ProcSnap {
   total: number;
   main: number;
+  /** CPU of the matcher threads */
+  matcher: number;
+  /** wall time inside screens (matcher_busy_seconds_total): CPU plus the time the threads waited for a core */
   matcherBusy: number;
+  /** matcher_screens_total and matcher_tasks_total */
+  screens: number;
+  tasks: number;
 }
 
 interface Snap {
@@ -148,6 +175,8 @@ export interface PhaseCost {
   relayed: number;
   /** Postgres transactions per request */
   xacts: number;
+  /** screens per matcher task, by process kind (processes that screened in the phase) */
+  screens_per_task: Record<string, number>;
   /** event-loop delay of each server process over the phase, ms */
   eld: Record<string, { p50: number; p90: number; p99: number; max: number }>;
 }
@@ -188,11 +217,17 @@ export class CostProbe {
         where c.relname in ${sql(TABLES)}`;
     }
     const procs = await Promise.all(
-      this.procs.map(async (p) => ({
-        total: cpuSeconds(`/proc/${p.pid}/stat`) ?? 0,
-        main: cpuSeconds(`/proc/${p.pid}/task/${p.pid}/stat`) ?? 0,
-        matcherBusy: metric(await metricsText(p.url), 'matcher_busy_seconds_total'),
-      })),
+      this.procs.map(async (p) => {
+        const text = await metricsText(p.url);
+        return {
+          total: cpuSeconds(`/proc/${p.pid}/stat`) ?? 0,
+          main: cpuSeconds(`/proc/${p.pid}/task/${p.pid}/stat`) ?? 0,
+          matcher: matcherThreadsCpu(p.pid),
+          matcherBusy: metric(text, 'matcher_busy_seconds_total'),
+          screens: metric(text, 'matcher_screens_total'),
+          tasks: metric(text, 'matcher_tasks_total'),
+        };
+      }),
     );
     const backends = await sql<{ pid: number }[]>`
       select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
@@ -323,9 +358,12 @@ export class CostProbe {
       const a = after.procs[i] as ProcSnap;
       const total = a.total - b.total;
       const main = a.main - b.main;
-      const matcher = a.matcherBusy - b.matcherBusy;
+      const matcher = a.matcher - b.matcher;
       cpu[`${p.role} main thread`] = ms(main);
-      cpu[`${p.role} matcher (busy)`] = ms(matcher);
+      cpu[`${p.role} matcher threads`] = ms(matcher);
+      // wall time inside screens: on a machine with more runnable threads than cores, well above their CPU
+      cpu[`${p.role} matcher (busy, wall; not CPU)`] = ms(a.matcherBusy - b.matcherBusy);
+      // V8's helper threads (parallel scavenges and concurrent marking of every isolate, optimising compiles), libuv
       cpu[`${p.role} other threads`] = ms(Math.max(0, total - main - matcher));
       cpu[`${p.role} process`] = ms(total);
     });
@@ -341,6 +379,13 @@ export class CostProbe {
           .map(([k, v]) => [k, Math.round(((v - (m0.get(k) ?? 0)) / n) * 100) / 100])
           .filter(([, v]) => v),
       );
+    const screensPerTask: Record<string, number> = {};
+    this.procs.forEach((p, i) => {
+      const b = before.procs[i] as ProcSnap;
+      const a = after.procs[i] as ProcSnap;
+      if (a.tasks > b.tasks)
+        screensPerTask[p.role] = Math.round(((a.screens - b.screens) / (a.tasks - b.tasks)) * 100) / 100;
+    });
     const eld: PhaseCost['eld'] = {};
     this.procs.forEach((p, i) => {
       const t = eldTexts[i] as string;
@@ -360,6 +405,7 @@ export class CostProbe {
         index_entries: per(after.indexEntries, before.indexEntries),
         relayed: Math.round(((after.relayed - before.relayed) / n) * 100) / 100,
         xacts: Math.round(((after.xacts - before.xacts) / n) * 100) / 100,
+        screens_per_task: screensPerTask,
         eld,
       },
     };
@@ -428,6 +474,12 @@ export function costTable(costs: PhaseCost[]): string {
     line(
       "Postgres transactions (statements outside a transaction; the probe's own ~40 a phase included)",
       costs.map((c) => c.xacts),
+    ),
+    ...keys((c) => c.screens_per_task).map((k) =>
+      line(
+        `screens per matcher task, ${k}`,
+        costs.map((c) => c.screens_per_task[k]),
+      ),
     ),
     ...keys((c) => c.eld).map((k) =>
       line(

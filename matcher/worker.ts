@@ -1,9 +1,17 @@
 // Piscina worker: wraps the SharedArrayBuffers posted as workerData.index (no copy) once per thread.
+import { writeFileSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
 import { AML_DATASETS } from '../ingest/entity.js';
 import { DEFAULT_POLICY } from './policy.js';
 import { openIndex } from './screen.js';
+import { MATCHER_THREAD_NAME } from './thread-name.js';
 import type { IndexData, ScreenOptions, ScreenResult, ScreenSubject } from './types.js';
+
+try {
+  writeFileSync('/proc/thread-self/comm', MATCHER_THREAD_NAME);
+} catch {
+  // not Linux, or no /proc: the threads keep their default name
+}
 
 const screener = openIndex((workerData as { index: IndexData }).index);
 

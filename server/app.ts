@@ -418,7 +418,10 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
   const datasetDeps: DatasetDeps = { sql, store };
 
   const pool = new MatcherPool(config.MATCHER_THREADS, config.MATCHER_MAX_QUEUE, log);
-  const metrics = createMetrics(() => pool.queueSize);
+  const metrics = createMetrics(
+    () => pool.queueSize,
+    () => pool.tasksSubmitted,
+  );
   metrics.sources.jobs = () => jobConsumerStats(bus);
   metrics.sources.outbox = async () => {
     const [o] = await sql<{ pending: number; oldest_age_seconds: number }[]>`

@@ -6,6 +6,7 @@ export interface Metrics {
   screenDuration: Histogram<'version'>;
   screensTotal: Counter<'version'>;
   matcherBusySeconds: Counter;
+  poolTasks: Counter;
   poolQueueDepth: Gauge;
   activeVersion: Gauge<'version'>;
   buildDuration: Histogram<'status'>;
@@ -40,7 +41,7 @@ const MISNAMED_DEFAULTS = [
   'nodejs_active_resources_total',
 ];
 
-export function createMetrics(poolQueueDepth: () => number): Metrics {
+export function createMetrics(poolQueueDepth: () => number, poolTasks: () => number = () => 0): Metrics {
   // own registry: several apps in one process (tests) must not collide on the global one
   const registry = new Registry();
   // includes the event-loop delay gauges nodejs_eventloop_lag_{p50,p90,p99,max,…}_seconds, sampled by
@@ -137,6 +138,15 @@ export function createMetrics(poolQueueDepth: () => number): Metrics {
       name: 'matcher_busy_seconds_total',
       help: 'Time matcher threads spent screening (excludes queueing); rate ÷ threads = utilisation',
       registers: [registry],
+    }),
+    poolTasks: new Counter({
+      name: 'matcher_tasks_total',
+      help: 'Tasks sent to the matcher threads (a micro-batch of screens is one task): matcher_screens_total ÷ this = screens per task',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(poolTasks());
+      },
     }),
     poolQueueDepth: new Gauge({
       name: 'matcher_pool_queue_depth',

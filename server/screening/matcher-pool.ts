@@ -41,6 +41,7 @@ const MAX_BATCH = 8;
 export class MatcherPool {
   private current: Generation | undefined;
   private previous: Generation | undefined;
+  private submitted = 0;
   constructor(
     private readonly threads: number,
     private readonly maxQueue: number,
@@ -53,6 +54,11 @@ export class MatcherPool {
 
   get queueSize(): number {
     return this.current?.pool.queueSize ?? 0;
+  }
+
+  /** Matcher tasks submitted by this pool, every generation (a micro-batch is one task, whatever its screens). */
+  get tasksSubmitted(): number {
+    return this.submitted;
   }
 
   /** Matcher tasks completed on the current generation (a micro-batch is one task, whatever its screens). */
@@ -151,6 +157,7 @@ export class MatcherPool {
 
   private async run(gen: Generation, task: Task, name?: string): Promise<ScreenResult | ScreenResult[]> {
     gen.inflight++;
+    this.submitted++;
     try {
       return await gen.pool.run(task, name ? { name } : {});
     } catch (err) {

@@ -1,5 +1,7 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildIndex, DEFAULT_POLICY } from '../../matcher/index.js';
+import { MATCHER_THREAD_NAME } from '../../matcher/thread-name.js';
 import { ApiError } from '../../server/errors.js';
 import { createLogger } from '../../server/log.js';
 import { MatcherPool } from '../../server/screening/matcher-pool.js';
@@ -83,16 +85,31 @@ describe('MatcherPool', () => {
       const alone = [];
       for (const [i, name] of names.entries()) alone.push(await wide.screen({ name }, opts(i)));
       const before = wide.tasksCompleted;
+      const submittedBefore = wide.tasksSubmitted;
       const burst = await Promise.all(names.map((name, i) => wide.screen({ name }, opts(i))));
       const strip = (r: (typeof burst)[number]) => ({ ...r, screen_ms: undefined });
       expect(burst.map(strip)).toEqual(alone.map(strip));
       // fewer tasks than screens: the ones that arrived while the thread was busy shared tasks
       expect(wide.tasksCompleted - before).toBeLessThan(names.length);
+      // every task counted once when submitted (matcher_tasks_total)
+      expect(wide.tasksSubmitted - submittedBefore).toBe(wide.tasksCompleted - before);
       expect(burst.every((r) => r.dataset_version === 'b1')).toBe(true);
     } finally {
       await wide.close();
     }
   });
+
+  it.runIf(existsSync('/proc/thread-self/comm'))(
+    'names its threads (Linux), so that their CPU can be told from the other threads of the process',
+    () => {
+      const names = readdirSync('/proc/self/task').map((t) =>
+        readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim(),
+      );
+      // this file's pool has one thread per loaded generation still open (current and previous)
+      expect(names.filter((n) => n === MATCHER_THREAD_NAME).length).toBeGreaterThanOrEqual(1);
+      expect(names.filter((n) => n === MATCHER_THREAD_NAME).length).toBeLessThan(names.length);
+    },
+  );
 
   it('keeps the replaced version warm for an instant rollback, and only that one', async () => {
     // state here: current v2, previous v1
