@@ -48,6 +48,8 @@ const POSTINGS_BUDGET = 8_000;
 const NEIGHBOUR_WEIGHT = 0.5;
 /** Prepared candidate names kept per thread. */
 const PREPARED_CACHE_MAX = 100_000;
+/** Parsed entity metadata kept per thread. */
+const META_CACHE_MAX = 50_000;
 /** Candidate names fully scored per query. */
 const MAX_CANDIDATES = 32;
 /** Scope filters (one bit per name each) kept per thread: 64 × 12 KB on the real lists, 64 × 160 KB at 1.3M names. */
@@ -294,6 +296,24 @@ export function openIndex(data: IndexData): Screener {
       arenaLen += p.packed.length;
     }
     return p;
+  };
+
+  // parsed entity metadata, per thread, by entity id: an entity that reaches toMatches for one query (a common name,
+  // a listed name) often does for others; bounded, cleared when full. Read only: matches get copies of its arrays.
+  const metaCache = new Array<EntityMeta | undefined>(view.nEntities).fill(undefined);
+  let metaCount = 0;
+  const meta = (e: number): EntityMeta => {
+    let m = metaCache[e];
+    if (m === undefined) {
+      m = view.entityMeta(e);
+      if (metaCount >= META_CACHE_MAX) {
+        metaCache.fill(undefined);
+        metaCount = 0;
+      }
+      metaCache[e] = m;
+      metaCount++;
+    }
+    return m;
   };
 
   /**
@@ -634,7 +654,7 @@ export function openIndex(data: IndexData): Screener {
     for (const b of [...best.values()].sort((x, y) => x.entity - y.entity)) {
       const ident = identEntities.has(b.entity);
       if (!ident && below(b.score)) continue;
-      const m = view.entityMeta(b.entity);
+      const m = meta(b.entity);
       const weak = view.nameKind[b.name] === WEAK_KIND;
       const nameScore = weak ? b.score + 0.03 : b.score;
       const identifier =
@@ -662,8 +682,9 @@ export function openIndex(data: IndexData): Screener {
         schema: m.schema,
         name: m.name,
         score: combined.score,
-        datasets: m.datasets,
-        programs: m.programs,
+        // copies: the parsed metadata is shared by later screens
+        datasets: m.datasets.slice(),
+        programs: m.programs.slice(),
         evidence: {
           query_name: b.query,
           matched_name: view.origName(b.name),
