@@ -115,6 +115,33 @@ function matcherThreadsCpu(pid: number): number {
   return total;
 }
 
+/** Time a thread has spent runnable but waiting for a CPU (the run queue), seconds: field 2 of
+ * /proc/<pid>/task/<tid>/schedstat (ns). */
+function runQueueSeconds(path: string): number | undefined {
+  try {
+    return Number(readFileSync(path, 'utf8').split(' ')[1]) / 1e9;
+  } catch {
+    return undefined;
+  }
+}
+
+const GC_KINDS = ['minor', 'major', 'incremental', 'weakcb'] as const;
+type GcKind = (typeof GC_KINDS)[number];
+
+/** prom-client's nodejs_gc_duration_seconds histogram (main thread's collections, by kind): count and seconds. */
+function gcTotals(text: string): Record<GcKind, { n: number; s: number }> {
+  const one = (kind: GcKind, what: 'count' | 'sum') => {
+    const m = new RegExp(`^nodejs_gc_duration_seconds_${what}\\{kind="${kind}"\\} ([0-9.eE+-]+)$`, 'm').exec(
+      text,
+    );
+    return m?.[1] ? Number(m[1]) : 0;
+  };
+  return Object.fromEntries(GC_KINDS.map((k) => [k, { n: one(k, 'count'), s: one(k, 'sum') }])) as Record<
+    GcKind,
+    { n: number; s: number }
+  >;
+}
+
 export interface ServerProc {
   /** all (one process), api or worker */
   role: string;
@@ -132,6 +159,9 @@ interface ProcSnap {
   /** matcher_screens_total and matcher_tasks_total */
   screens: number;
   tasks: number;
+  /** main thread's time in the run queue, s */
+  mainWait: number;
+  gc: Record<GcKind, { n: number; s: number }>;
 }
 
 interface Snap {
@@ -179,6 +209,11 @@ export interface PhaseCost {
   screens_per_task: Record<string, number>;
   /** event-loop delay of each server process over the phase, ms */
   eld: Record<string, { p50: number; p90: number; p99: number; max: number }>;
+  /** per server process: its main thread's time waiting for a CPU, ms per request; its main thread's garbage
+   * collections (scavenges = minor, mark-compacts = major, incremental marking steps) per 1,000 requests and their
+   * mean pause, ms */
+  sched: Record<string, { main_wait_ms: number }>;
+  gc: Record<string, Record<GcKind, { per_1000: number; mean_ms: number }>>;
 }
 
 const TABLES = [
@@ -226,6 +261,8 @@ export class CostProbe {
           matcherBusy: metric(text, 'matcher_busy_seconds_total'),
           screens: metric(text, 'matcher_screens_total'),
           tasks: metric(text, 'matcher_tasks_total'),
+          mainWait: runQueueSeconds(`/proc/${p.pid}/task/${p.pid}/schedstat`) ?? 0,
+          gc: gcTotals(text),
         };
       }),
     );
@@ -392,6 +429,25 @@ export class CostProbe {
       const g = (q: string) => Math.round(metric(t, `nodejs_eventloop_lag_${q}_seconds`) * 10000) / 10;
       eld[p.role] = { p50: g('p50'), p90: g('p90'), p99: g('p99'), max: g('max') };
     });
+    const sched: PhaseCost['sched'] = {};
+    const gc: PhaseCost['gc'] = {};
+    this.procs.forEach((p, i) => {
+      const b = before.procs[i] as ProcSnap;
+      const a = after.procs[i] as ProcSnap;
+      sched[p.role] = { main_wait_ms: ms(a.mainWait - b.mainWait) };
+      gc[p.role] = Object.fromEntries(
+        GC_KINDS.map((k) => {
+          const count = a.gc[k].n - b.gc[k].n;
+          return [
+            k,
+            {
+              per_1000: Math.round((count / n) * 1000 * 10) / 10,
+              mean_ms: count ? Math.round(((a.gc[k].s - b.gc[k].s) / count) * 1000 * 10) / 10 : 0,
+            },
+          ];
+        }),
+      ) as Record<GcKind, { per_1000: number; mean_ms: number }>;
+    });
     return {
       result,
       cost: {
@@ -407,6 +463,8 @@ export class CostProbe {
         xacts: Math.round(((after.xacts - before.xacts) / n) * 100) / 100,
         screens_per_task: screensPerTask,
         eld,
+        sched,
+        gc,
       },
     };
   }
@@ -481,9 +539,26 @@ export function costTable(costs: PhaseCost[]): string {
         costs.map((c) => c.screens_per_task[k]),
       ),
     ),
+    ...keys((c) => c.sched).map((k) =>
+      line(
+        `${k} main thread waiting for a CPU (run queue), ms`,
+        costs.map((c) => c.sched[k]?.main_wait_ms),
+      ),
+    ),
+    ...keys((c) => c.gc).map((k) =>
+      line(
+        `${k} main-thread GC per 1,000 requests, scavenges / mark-compacts / incremental marking (mean pause ms)`,
+        costs.map((c) => {
+          const g = c.gc[k];
+          return g
+            ? `${g.minor.per_1000} (${g.minor.mean_ms}) / ${g.major.per_1000} (${g.major.mean_ms}) / ${g.incremental.per_1000} (${g.incremental.mean_ms})`
+            : '';
+        }),
+      ),
+    ),
     ...keys((c) => c.eld).map((k) =>
       line(
-        `event-loop delay ${k} p50/p90/p99/max ms`,
+        `event-loop delay ${k} p50/p90/p99/max ms (10 ms resolution: 10 is no delay)`,
         costs.map((c) => {
           const e = c.eld[k];
           return e ? `${e.p50}/${e.p90}/${e.p99}/${e.max}` : '';

@@ -1,6 +1,8 @@
 // npm run bench:flows — sync checks-only flows with every real list loaded, against /livez in the same run, with
 // the cost of each request (bench/cost.ts): CPU per process kind and thread, Postgres backends' CPU, WAL, rows and
-// index entries written, event-loop delay. Then an open-loop run at half the closed-loop rate.
+// index entries written, event-loop delay, the api main thread's time waiting for a CPU, its garbage collections.
+// Then an open-loop run at half the closed-loop rate: requests evenly spaced, latency from each one's due time
+// (harness.ts openLoad; autocannon's overallRate sends each second's share in a burst at full concurrency).
 //
 // BENCH_SECONDS (10) per run, BENCH_CONNECTIONS (32), BENCH_TOPOLOGY: split (default) or all (one process, every role)
 // — split: ROLE=api + ROLE=worker processes, so the monitor scheduler, outbox relay and webhook delivery run in the
@@ -14,6 +16,7 @@ import {
   load,
   loadAllLists,
   machine,
+  openLoad,
   requireSharedData,
   startServer,
   table,
@@ -53,26 +56,45 @@ async function main() {
     const key = await createBenchTenant(server);
     const b = bodies();
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const opts = {
+      url: `${server.url}/v1/flows`,
+      method: 'POST' as const,
+      headers,
+      bodies: b,
+      connections: CONNECTIONS,
+    };
     const flowLoad = (seconds: number, rate?: number) =>
-      load(rate ? `POST /v1/flows sync, open loop ${rate}/s` : 'POST /v1/flows sync (all lists)', {
-        url: `${server.url}/v1/flows`,
-        method: 'POST',
-        headers,
-        bodies: b,
-        seconds,
-        connections: CONNECTIONS,
-        ...(rate ? { rate } : {}),
-      });
+      rate
+        ? openLoad(`POST /v1/flows sync, open loop ${rate}/s`, { ...opts, seconds, rate })
+        : load('POST /v1/flows sync (all lists)', { ...opts, seconds });
     await flowLoad(3);
     const loadBefore = load1();
+    // each phase's wall-clock window on stderr, to line up with per-process traces (BENCH_SERVER_NODE_ARGS)
+    const timed = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+      const from = new Date().toISOString();
+      const out = await run();
+      process.stderr.write(`phase ${name}: ${from} – ${new Date().toISOString()}\n`);
+      return out;
+    };
     const livez = await probe.phase(
       'GET /livez',
-      () => load('GET /livez', { url: `${server.url}/livez`, seconds: SECONDS, connections: CONNECTIONS }),
+      () =>
+        timed('livez', () =>
+          load('GET /livez', { url: `${server.url}/livez`, seconds: SECONDS, connections: CONNECTIONS }),
+        ),
       ok,
     );
-    const flows = await probe.phase('POST /v1/flows sync', () => flowLoad(SECONDS), ok);
+    const flows = await probe.phase(
+      'POST /v1/flows sync',
+      () => timed('closed', () => flowLoad(SECONDS)),
+      ok,
+    );
     const half = Math.max(1, Math.round(flows.result.rps / 2));
-    const open = await probe.phase(`open loop ${half}/s`, () => flowLoad(SECONDS, half), ok);
+    const open = await probe.phase(
+      `open loop ${half}/s`,
+      () => timed('open', () => flowLoad(SECONDS, half)),
+      ok,
+    );
     process.stdout.write(
       `\n${new Date().toISOString()} — ${machine()} — topology ${TOPOLOGY} (${server.procs.map((p) => p.role).join(' + ')}) — load average ${loadBefore} before, ${load1()} after\n` +
         `dataset: ${version.entities} entities from 8 lists (build ${version.build_ms} ms)\n\n` +

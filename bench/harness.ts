@@ -3,6 +3,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { type Socket, connect as tcpConnect } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -189,6 +190,150 @@ export async function load(
     p99_ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+  };
+}
+
+/** Open loop: request k is due at start + k / rate (evenly spaced), whatever the responses, on a keep-alive pool of
+ * at most `connections` sockets (a request due while every socket is busy waits for one). Its latency is measured
+ * from the time it was due, not from when it was sent, so time spent queued behind a slow response counts (no
+ * coordinated omission); percentiles are exact (every latency kept).
+ * autocannon's `overallRate` is not an open loop: each connection sends back to back until its share of the
+ * second's requests is spent and then waits for the next second, so every second starts with a burst at full
+ * concurrency; and it records each latency with an "expected interval" of ceil(1 / per-connection rate) = 1 ms,
+ * i.e. a 100 ms response also as 99, 98, … 1 ms samples, which weights slow responses ~100× in its percentiles. */
+export async function openLoad(
+  name: string,
+  opts: {
+    url: string;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    bodies?: string[];
+    seconds: number;
+    connections: number;
+    rate: number;
+  },
+): Promise<LoadResult> {
+  const url = new URL(opts.url);
+  const head = (body: string | undefined) =>
+    `${opts.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n` +
+    Object.entries(opts.headers ?? {})
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('') +
+    `content-length: ${body === undefined ? 0 : Buffer.byteLength(body)}\r\n\r\n`;
+  // requests serialized up front (one per body), so that sending costs the generator as little as possible
+  const wire = (opts.bodies?.length ? opts.bodies : [undefined]).map((b) => Buffer.from(head(b) + (b ?? '')));
+  const total = Math.round(opts.seconds * opts.rate);
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  let settled = 0;
+  let allSettled: () => void = () => {};
+  const finished = new Promise<void>((r) => {
+    allSettled = r;
+  });
+  const settle = () => {
+    if (++settled === total) allSettled();
+  };
+  /** Keep-alive connections, one request at a time each; a response is read to its content-length (or its last
+   * chunk). */
+  class Conn {
+    private readonly socket: Socket;
+    private buf: Buffer = Buffer.alloc(0);
+    due = 0;
+    busy = false;
+    constructor(onFree: (c: Conn) => void, onDead: (c: Conn) => void) {
+      this.socket = tcpConnect(Number(url.port), url.hostname);
+      this.socket.setNoDelay(true);
+      this.socket.on('data', (d: Buffer) => {
+        this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
+        const end = this.buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const header = this.buf.subarray(0, end).toString('latin1');
+        const length = /\r\ncontent-length: *(\d+)/i.exec(header);
+        const complete = length
+          ? this.buf.length >= end + 4 + Number(length[1])
+          : this.buf.subarray(end + 4).includes('\r\n0\r\n\r\n') ||
+            this.buf.subarray(end + 4, end + 9).toString() === '0\r\n\r\n';
+        if (!complete) return;
+        const status = Number(header.slice(9, 12));
+        if (status >= 200 && status < 300) latencies.push(performance.now() - this.due);
+        else non2xx++;
+        this.buf = Buffer.alloc(0);
+        this.busy = false;
+        settle();
+        onFree(this);
+      });
+      this.socket.on('error', () => {});
+      // a connection the server closed (e.g. idle too long) is dropped; a request it carried counts as an error
+      this.socket.on('close', () => {
+        if (this.busy) {
+          this.busy = false;
+          errors++;
+          settle();
+        }
+        onDead(this);
+      });
+    }
+    send(req: Buffer, due: number): void {
+      this.due = due;
+      this.busy = true;
+      this.socket.write(req);
+    }
+    close(): void {
+      this.socket.destroy();
+    }
+  }
+  let conns: Conn[] = [];
+  let stopping = false;
+  const idle: Conn[] = [];
+  const waiting: { k: number; due: number }[] = [];
+  const onFree = (c: Conn) => {
+    const next = waiting.shift();
+    if (next) c.send(wire[next.k % wire.length] as Buffer, next.due);
+    else idle.push(c);
+  };
+  const onDead = (c: Conn) => {
+    conns = conns.filter((x) => x !== c);
+    const i = idle.indexOf(c);
+    if (i >= 0) idle.splice(i, 1);
+    const next = waiting.shift();
+    if (next && !stopping) dispatch(next.k, next.due);
+  };
+  const dispatch = (k: number, due: number) => {
+    let c = idle.pop();
+    if (!c && conns.length < opts.connections) {
+      c = new Conn(onFree, onDead);
+      conns.push(c);
+    }
+    // every connection busy: the request waits for one, its latency still counted from its due time
+    if (c) c.send(wire[k % wire.length] as Buffer, due);
+    else waiting.push({ k, due });
+  };
+  const start = performance.now() + 1;
+  for (let k = 0; k < total; ) {
+    const now = performance.now();
+    // every request due by now goes out (after a late timer, several at once: their latency counts from their due time)
+    for (; k < total && start + (k * 1000) / opts.rate <= now; k++)
+      dispatch(k, start + (k * 1000) / opts.rate);
+    if (k < total)
+      await new Promise((r) =>
+        setTimeout(r, Math.max(0, start + (k * 1000) / opts.rate - performance.now())),
+      );
+  }
+  if (total) await finished;
+  stopping = true;
+  for (const c of conns) c.close();
+  latencies.sort((a, b) => a - b);
+  const pct = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return {
+    name,
+    requests: latencies.length + non2xx + errors,
+    rps: Math.round((latencies.length + non2xx + errors) / opts.seconds),
+    p50_ms: pct(0.5),
+    p99_ms: pct(0.99),
+    non2xx,
+    errors,
   };
 }
 
