@@ -14,6 +14,7 @@ import { connect } from '@nats-io/transport-node';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { parseCsvTable } from '../ingest/csv.js';
+import { REAL_LISTS } from './lists.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'veriscreen');
@@ -349,25 +350,13 @@ export function table(rows: LoadResult[]): string {
   ].join('\n');
 }
 
-/** Every real list in ../shared/data, as dataset sources. */
-export const ALL_LISTS: { format: string; path: string }[] = [
-  { format: 'ofac_sdn_csv', path: 'ofac_sdn' },
-  { format: 'ofac_cons_csv', path: 'ofac_cons' },
-  { format: 'un_xml', path: 'un_sc/UN_consolidated.xml' },
-  { format: 'us_csl_csv', path: 'us_csl/consolidated.csv.gz' },
-  { format: 'uk_csv', path: 'uk_sanctions_list_derived' },
-  { format: 'ftm_json', path: 'opensanctions/yente_fixtures' },
-  { format: 'senzing_json', path: 'opensanctions/watchman/us_congress_senzing.json' },
-  { format: 'bis_dpl_tsv', path: 'us_bis_dpl/dpl.txt' },
-];
-
 /** Builds one dataset version from every real list through the admin API and promotes it; resolves when the
  * server reports it active. */
 export async function loadAllLists(
   s: BenchServer,
 ): Promise<{ id: string; entities: number; build_ms: number }> {
   const headers = { 'x-admin-token': s.adminToken, 'content-type': 'application/json' };
-  const sources = ALL_LISTS.map((l) => ({
+  const sources = REAL_LISTS.map((l) => ({
     format: l.format,
     uri: pathToFileURL(join(SHARED_DATA, l.path)).toString(),
   }));

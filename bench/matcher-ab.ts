@@ -31,7 +31,7 @@ const log = (s: string): void => {
 };
 
 const entities: Entity[] = [];
-for (const l of LISTS) entities.push(...((await loadList(l.format, l.rel)) ?? []));
+for (const l of LISTS) entities.push(...((await loadList(l.format, l.path)) ?? []));
 const negatives = negativeSubjects();
 const options = (m: Matcher): ScreenOptions => ({
   datasets: [...AML_DATASETS],

@@ -40,16 +40,7 @@ export function negativeSubjects(): ScreenSubject[] {
     .filter((s) => s.name.trim().length > 0);
 }
 
-export const LISTS: { format: string; rel: string }[] = [
-  { format: 'ofac_sdn_csv', rel: 'ofac_sdn' },
-  { format: 'ofac_cons_csv', rel: 'ofac_cons' },
-  { format: 'un_xml', rel: 'un_sc/UN_consolidated.xml' },
-  { format: 'ftm_json', rel: 'opensanctions/yente_fixtures' },
-  { format: 'senzing_json', rel: 'opensanctions/watchman/us_congress_senzing.json' },
-  { format: 'us_csl_csv', rel: 'us_csl/consolidated.csv.gz' },
-  { format: 'uk_csv', rel: 'uk_sanctions_list_derived' },
-  { format: 'bis_dpl_tsv', rel: 'us_bis_dpl/dpl.txt' },
-];
+export { REAL_LISTS as LISTS } from './lists.js';
 
 /** One list's entities, or undefined when its format or file is not available. */
 export async function loadList(format: string, rel: string): Promise<Entity[] | undefined> {

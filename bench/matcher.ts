@@ -114,7 +114,7 @@ const loaded: { format: string; n: number; entities: Entity[] }[] = [];
 const missing: string[] = [];
 for (const l of LISTS) {
   const t = performance.now();
-  const ents = await loadList(l.format, l.rel);
+  const ents = await loadList(l.format, l.path);
   if (!ents) {
     missing.push(l.format);
     continue;
