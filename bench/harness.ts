@@ -150,15 +150,20 @@ export interface LoadResult {
   errors: number;
 }
 
+/** What to send, for how long and over how many connections (load and openLoad). */
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** request bodies, sent in turn */
+  bodies?: string[];
+  seconds: number;
+  connections: number;
+}
+
 export async function load(
   name: string,
-  opts: {
-    url: string;
-    method?: 'GET' | 'POST';
-    headers?: Record<string, string>;
-    bodies?: string[];
-    seconds: number;
-    connections: number;
+  opts: LoadOptions & {
     /** requests per second across all connections (open loop while the connections keep up); unset: closed loop */
     rate?: number;
   },
@@ -202,18 +207,7 @@ export async function load(
  * second's requests is spent and then waits for the next second, so every second starts with a burst at full
  * concurrency; and it records each latency with an "expected interval" of ceil(1 / per-connection rate) = 1 ms,
  * i.e. a 100 ms response also as 99, 98, … 1 ms samples, which weights slow responses ~100× in its percentiles. */
-export async function openLoad(
-  name: string,
-  opts: {
-    url: string;
-    method?: 'GET' | 'POST';
-    headers?: Record<string, string>;
-    bodies?: string[];
-    seconds: number;
-    connections: number;
-    rate: number;
-  },
-): Promise<LoadResult> {
+export async function openLoad(name: string, opts: LoadOptions & { rate: number }): Promise<LoadResult> {
   const url = new URL(opts.url);
   const head = (body: string | undefined) =>
     `${opts.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n` +
