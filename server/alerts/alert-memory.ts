@@ -1,4 +1,5 @@
 import type { AlertDisposition, AlertState } from '../../schemas/alerts.js';
+import { isUuid } from '../db/ids.js';
 import type { Sql } from '../db/sql.js';
 import { isClosed } from './alert-states.js';
 
@@ -60,8 +61,6 @@ const skip = (last: LastAlert, fingerprint: string | null): AlertVerdict => ({
   alert_id: last.id,
 });
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Fingerprints already read, keyed `${version}|${entity_id}`. A version's entities are written while it builds and
  * never change once it can be screened against (server/datasets/lifecycle.ts), so a fingerprint read once holds
  * for the life of the process; bounded, oldest first out. Entities not found are not remembered. */
@@ -85,7 +84,7 @@ export async function entityFingerprints(
   const out = new Map<string, string>();
   const wanted: { dataset_version: string; source_entity_id: string }[] = [];
   for (const p of pairs) {
-    if (!UUID_RE.test(p.dataset_version ?? '')) continue;
+    if (!isUuid(p.dataset_version ?? '')) continue;
     const key = `${p.dataset_version}|${p.source_entity_id}`;
     const known = knownFingerprints.get(key);
     if (known !== undefined) out.set(key, known);

@@ -2,6 +2,7 @@ import { DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { writeAudit } from '../audit/audit.js';
 import { eraseApplicantBatchRecords } from '../batches/batch-worker.js';
 import { type Bus, type RunningWorker, runWorker } from '../bus/jetstream.js';
+import { isUuid } from '../db/ids.js';
 import { type Sql, type Tx, transaction } from '../db/sql.js';
 import { applicantPrefix } from '../documents/document-keys.js';
 import type { Logger } from '../log.js';
@@ -50,8 +51,6 @@ export async function deletePrefix(store: ObjectStore, prefix: string): Promise<
 /** Tables the purge never deletes from: the audit trail and erasure records (identifiers and hashes only). */
 const KEEP = new Set(['audit_log', 'applicant_erasures', 'schema_migrations']);
 const MAX_DEPTH = 8;
-/** A uuid as Postgres writes it as text (lower case, hyphenated): the only text equal to some uuid's text. */
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface ForeignKey {
   child: string;
@@ -111,10 +110,11 @@ class Purger {
     const cols = await this.columns(table);
     const scoped = cols.has('tenant_id') ? tx`and tenant_id = ${this.tenantId}` : tx``;
     // a uuid column is compared as uuid, so that its indexes serve the lookup; a value that is not a uuid's text
-    // equals no uuid's text, so leaving it out deletes the same rows
+    // equals no uuid's text, so leaving it out deletes the same rows (the values are ids Postgres wrote as text: lower
+    // case, so the cast finds exactly the uuids whose text they are)
     const matches =
       cols.get(column) === 'uuid'
-        ? tx`${tx(column)} = any(${values.filter((v) => UUID_TEXT.test(v))}::uuid[])`
+        ? tx`${tx(column)} = any(${values.filter(isUuid)}::uuid[])`
         : tx`${tx(column)}::text = any(${values}::text[])`;
     for (const fk of await this.foreignKeys(table)) {
       const parentValues = (

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
-import { newId } from '../db/ids.js';
+import { isUuid, newId } from '../db/ids.js';
 import { json, type Sql } from '../db/sql.js';
 import type { AuditedCall } from '../http/server.js';
 import type { Logger } from '../log.js';
@@ -55,8 +55,6 @@ export async function writeAudit(q: Sql, e: AuditEntry): Promise<void> {
             ${e.request_id}, ${json(q, e.details ?? {})})`;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The central hook for state-changing routes whose handlers do not write their own audit row (routes owned by
  * other features): one row after the handler succeeded, with the operationId as action, the route tag as resource
  * type and the last id in the path (or the created resource's id) as resource. It records no body values. A failure
@@ -64,9 +62,9 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export function centralAuditHook(sql: Sql, log: Logger) {
   return async (call: AuditedCall): Promise<void> => {
     const { spec, principal, req, params, reply } = call;
-    const pathIds = Object.values(params).filter((v) => UUID_RE.test(v));
+    const pathIds = Object.values(params).filter(isUuid);
     const body = reply.body as { id?: unknown } | undefined;
-    const createdId = body && typeof body.id === 'string' && UUID_RE.test(body.id) ? body.id : null;
+    const createdId = body && typeof body.id === 'string' && isUuid(body.id) ? body.id : null;
     const tenantId =
       principal.kind === 'secret' || principal.kind === 'publishable' || principal.kind === 'operator'
         ? principal.tenant_id

@@ -7,6 +7,13 @@ import { randomFillSync } from 'node:crypto';
  * insert touches the index's rightmost pages (in memory) instead of a random leaf of an index larger than memory
  * (docs/decisions.md, "Sync flow throughput").
  */
+/** A uuid's text, any version, either case. */
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(s: string): boolean {
+  return UUID_RE.test(s);
+}
+
 const POOL_IDS = 256;
 const pool = Buffer.allocUnsafe(16 * POOL_IDS);
 let next = POOL_IDS;
