@@ -219,3 +219,56 @@ describe('index', () => {
     expect(s.screen({ name: 'Anyone' }, opts()).matches).toEqual([]);
   });
 });
+
+describe('per-thread caches (prepared names, entity metadata)', () => {
+  it('an index opened after another in the same thread reports its own names and metadata for the same ids', () => {
+    // both indexes hold one entity: entity 0, name 0 in each, with different names, programs and sources
+    const before = openIndex(
+      buildIndex([ent('1', 'Person', ['Ivan Demovsky'], { programs: ['OLD-PROGRAM'] })], 'v1'),
+    );
+    const after = openIndex(
+      buildIndex(
+        [
+          ent('2', 'Person', ['Ivan Petrovich Demovsky'], {
+            programs: ['NEW-PROGRAM'],
+            source: 'gb_hmt_sanctions',
+          }),
+        ],
+        'v2',
+      ),
+    );
+    const q = { name: 'Ivan Demovsky' };
+    const o = opts({ min_score: 0.5 });
+    const first = before.screen(q, o).matches;
+    expect(first.map((m) => [m.entity_id, m.programs, m.score])).toEqual([
+      ['us_ofac_sdn:1', ['OLD-PROGRAM'], 1],
+    ]);
+    const fresh = openIndex(
+      buildIndex(
+        [
+          ent('2', 'Person', ['Ivan Petrovich Demovsky'], {
+            programs: ['NEW-PROGRAM'],
+            source: 'gb_hmt_sanctions',
+          }),
+        ],
+        'v2',
+      ),
+    ).screen(q, o).matches;
+    const second = after.screen(q, o).matches;
+    expect(
+      second.map((m) => [m.entity_id, m.programs, m.evidence.matched_name, m.evidence.dataset_version]),
+    ).toEqual([['gb_hmt_sanctions:2', ['NEW-PROGRAM'], 'Ivan Petrovich Demovsky', 'v2']]);
+    expect(second[0]!.score).toBeLessThan(1);
+    expect(second).toEqual(fresh);
+  });
+
+  it('a match owns its arrays: changing them does not change what later screens report', () => {
+    const s = openIndex(buildIndex([ent('1', 'Person', ['Ivan Demovsky'], { programs: ['SDGT'] })], 'v1'));
+    const first = s.screen({ name: 'Ivan Demovsky' }, opts()).matches[0]!;
+    first.programs.push('ADDED');
+    first.datasets.length = 0;
+    const again = s.screen({ name: 'Ivan Demovsky' }, opts()).matches[0]!;
+    expect(again.programs).toEqual(['SDGT']);
+    expect(again.datasets).toEqual(['sanctions']);
+  });
+});
