@@ -226,34 +226,26 @@ describe('per-thread caches (prepared names, entity metadata)', () => {
     const before = openIndex(
       buildIndex([ent('1', 'Person', ['Ivan Demovsky'], { programs: ['OLD-PROGRAM'] })], 'v1'),
     );
-    const after = openIndex(
-      buildIndex(
-        [
-          ent('2', 'Person', ['Ivan Petrovich Demovsky'], {
-            programs: ['NEW-PROGRAM'],
-            source: 'gb_hmt_sanctions',
-          }),
-        ],
-        'v2',
-      ),
-    );
+    const v2 = (): ReturnType<typeof openIndex> =>
+      openIndex(
+        buildIndex(
+          [
+            ent('2', 'Person', ['Ivan Petrovich Demovsky'], {
+              programs: ['NEW-PROGRAM'],
+              source: 'gb_hmt_sanctions',
+            }),
+          ],
+          'v2',
+        ),
+      );
+    const after = v2();
     const q = { name: 'Ivan Demovsky' };
     const o = opts({ min_score: 0.5 });
     const first = before.screen(q, o).matches;
     expect(first.map((m) => [m.entity_id, m.programs, m.score])).toEqual([
       ['us_ofac_sdn:1', ['OLD-PROGRAM'], 1],
     ]);
-    const fresh = openIndex(
-      buildIndex(
-        [
-          ent('2', 'Person', ['Ivan Petrovich Demovsky'], {
-            programs: ['NEW-PROGRAM'],
-            source: 'gb_hmt_sanctions',
-          }),
-        ],
-        'v2',
-      ),
-    ).screen(q, o).matches;
+    const fresh = v2().screen(q, o).matches;
     const second = after.screen(q, o).matches;
     expect(
       second.map((m) => [m.entity_id, m.programs, m.evidence.matched_name, m.evidence.dataset_version]),
