@@ -23,8 +23,9 @@ export interface NormalizedName {
   legalForms: string[];
   /** written in a script that omits short vowels (Arabic, Hebrew, Thai …): compare consonant skeletons */
   abjad: boolean;
-  /** the Han/Hangul characters of the name as written (empty if none): in these scripts one character is
-   * one syllable, so two names in the same script are also compared character by character */
+  /** the Han, Hangul and kana characters of the name as written (empty if none): in these scripts one character
+   * is one syllable, so two names in the same script are also compared character by character; none of them tells
+   * l from r, so a name with any of them compares l and r at half an edit (score.ts) */
   cjk?: string;
 }
 
@@ -36,7 +37,7 @@ const HAN_RE = /\p{Script=Han}+/gu;
 const HANGUL_RE = /\p{Script=Hangul}+/gu;
 const GREEK_RE = /\p{Script=Greek}+/gu;
 const NON_ASCII_RE = /[^ -~\t\n\r]/;
-const CJK_RE = /[\p{Script=Han}\p{Script=Hangul}]/gu;
+const CJK_RE = /[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
 
 // tokens repeat heavily across a list (and across queries): memoise the regex chain below
 const foldCache = new Map<string, string>();

@@ -96,7 +96,7 @@ let rowB = new Int32Array(64);
 let rowC = new Int32Array(64);
 
 /** While set, l and r replace each other at half an edit, like two vowels: names read from scripts that do not
- * tell them apart (Chinese 拉 is la and ra, Korean ㄹ is l and r). Set by alignSimilarity for the pair it scores. */
+ * tell them apart (Chinese 拉 is la and ra, Korean ㄹ is l and r, Japanese ラ is both). Set by alignSimilarity for the pair it scores. */
 let lrAlike = false;
 
 const VOWEL = new Uint8Array(128);

@@ -42,6 +42,14 @@ describe('foreign names in katakana', () => {
     expect(person('フランク・シナトラ', 'Frank Sinclair')).toBeLessThan(T);
   });
 
+  it('l and r replace each other at half an edit in a katakana name (katakana writes both as r)', () => {
+    // アレクサンドル・ルカシェンコ reads "areksandor rkashenko": a full edit for each l read as r fell under the threshold
+    expect(normalizeName('アレクサンドル・ルカシェンコ').cjk).toBe('アレクサンドルルカシェンコ');
+    expect(person('アレクサンドル・ルカシェンコ', 'Alexander Lukashenko')).toBeGreaterThanOrEqual(T);
+    expect(person('アレクサンドル・ルカシェンコ', 'Alexander Lukin')).toBeLessThan(T);
+    expect(person('アレクサンドル・ルカシェンコ', 'Alexander Yushchenko')).toBeLessThan(T);
+  });
+
   it('reads チ as ti, ジ as di and an initial ウ before ra-row as v in the older loan-word reading', () => {
     expect(kanaForeignReading('ウラジーミル', true)).toBe('vradimir');
     expect(kanaForeignReading('プーチン', true)).toBe('putin');
