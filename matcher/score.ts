@@ -61,9 +61,14 @@ const GENERIC_COST = 0.3;
 const PARTICLE_COST = 0.3;
 
 export function tokenWeight(t: string): number {
-  if (PARTICLES.has(t)) return 0.6;
-  if (t.length === 1) return 2;
-  return Math.min(t.length, 10);
+  return weightOf(t.length, PARTICLES.has(t));
+}
+
+/** A token's weight from its length and whether it is a particle (tokenWeight, and the bound's packed tokens). */
+function weightOf(len: number, particle: boolean): number {
+  if (particle) return 0.6;
+  if (len === 1) return 2;
+  return Math.min(len, 10);
 }
 
 export function prepareNormalized(n: NormalizedName): PreparedName {
@@ -956,9 +961,7 @@ function alignBound(
 
 /** tokenWeight from a packed length word. */
 function packedWeight(w: number): number {
-  if ((w & PK_PARTICLE) !== 0) return 0.6;
-  const len = w & PK_LEN_BITS;
-  return len === 1 ? 2 : Math.min(len, 10);
+  return weightOf(w & PK_LEN_BITS, (w & PK_PARTICLE) !== 0);
 }
 
 /** The bound of alignScore when every token of one side (`own`, n tokens, best token bounds `bound`, partner weights
