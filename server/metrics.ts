@@ -41,7 +41,7 @@ const MISNAMED_DEFAULTS = [
   'nodejs_active_resources_total',
 ];
 
-export function createMetrics(poolQueueDepth: () => number, poolTasks: () => number = () => 0): Metrics {
+export function createMetrics(poolQueueDepth: () => number, poolTasks: () => number): Metrics {
   // own registry: several apps in one process (tests) must not collide on the global one
   const registry = new Registry();
   // includes the event-loop delay gauges nodejs_eventloop_lag_{p50,p90,p99,max,…}_seconds, sampled by

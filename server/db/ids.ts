@@ -1,12 +1,5 @@
 import { randomFillSync } from 'node:crypto';
 
-/**
- * Ids of the rows written many times a second (applicants, flows, checks, alerts, outbox events, audit rows): UUIDv7 (RFC 9562)
- * — the first 48 bits are the Unix time in milliseconds, the rest random (74 bits) with the version and variant
- * bits. Still a UUID to every reader; but consecutive ids land next to each other in their primary-key index, so an
- * insert touches the index's rightmost pages (in memory) instead of a random leaf of an index larger than memory
- * (docs/decisions.md, "Sync flow throughput").
- */
 /** A uuid's text, any version, either case. */
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -19,6 +12,13 @@ const pool = Buffer.allocUnsafe(16 * POOL_IDS);
 let next = POOL_IDS;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
+/**
+ * Ids of the rows written many times a second (applicants, flows, checks, alerts, outbox events, audit rows): UUIDv7 (RFC 9562)
+ * — the first 48 bits are the Unix time in milliseconds, the rest random (74 bits) with the version and variant
+ * bits. Still a UUID to every reader; but consecutive ids land next to each other in their primary-key index, so an
+ * insert touches the index's rightmost pages (in memory) instead of a random leaf of an index larger than memory
+ * (docs/decisions.md, "Sync flow throughput").
+ */
 export function newId(now: number = Date.now()): string {
   if (next === POOL_IDS) {
     randomFillSync(pool);
