@@ -12,6 +12,7 @@ import {
   subjectIdentifiers,
   subjectKind,
   typePenalty,
+  WEAK_ALIAS_DISCOUNT,
 } from './features.js';
 import type { EntityMeta } from './index-build.js';
 import { fnv1a, KEY_IDENT, KEY_SKEL, KEY_TOKEN, keyWeight, nameKeys } from './keys.js';
@@ -209,6 +210,9 @@ interface EntityBest {
 
 /** Added to a name-score bound before it is tested (floating-point rounding of the two sums). */
 const BOUND_MARGIN = 1e-9;
+/** A weak alias's discount (features.ts) as a penalty on its name score, for choosing an entity's best name and
+ * bounding it (toMatches adds it back: combine applies the discount once, as a feature). */
+const WEAK_ALIAS_PENALTY = -WEAK_ALIAS_DISCOUNT;
 
 /** The test, for one screen's policy and threshold, of whether an entity whose best name scores `score` cannot reach `minThreshold` even with the largest bonus
  * the features give (an exact date of birth and a matching country): it is not a match unless an identifier
@@ -605,7 +609,7 @@ export function openIndex(data: IndexData): Screener {
       if (bounded && !identEntities.has(e)) {
         // nameSimilarityBound in two calls: the cheap pass from the arena, the exact pass where the cheap one does
         // not rule the name out
-        const exactFrom = (weakName ? floor + 0.03 : floor) - BOUND_MARGIN;
+        const exactFrom = (weakName ? floor + WEAK_ALIAS_PENALTY : floor) - BOUND_MARGIN;
         const at = packAt[id]!;
         let ub = 0;
         for (const q of qs) {
@@ -615,7 +619,7 @@ export function openIndex(data: IndexData): Screener {
         }
         // the margin covers rounding: the bound and the score add the same terms in another order
         ub += BOUND_MARGIN;
-        if (below(weakName ? Math.max(0, ub - 0.03) : ub)) continue;
+        if (below(weakName ? Math.max(0, ub - WEAK_ALIAS_PENALTY) : ub)) continue;
       }
       let s = 0;
       let qBest = queries[0]?.shown ?? subject.name;
@@ -626,7 +630,7 @@ export function openIndex(data: IndexData): Screener {
           qBest = queries[qi]!.shown;
         }
       }
-      if (weakName) s = Math.max(0, s - 0.03);
+      if (weakName) s = Math.max(0, s - WEAK_ALIAS_PENALTY);
       const prev = best.get(e);
       if (!prev || s > prev.score) best.set(e, { entity: e, name: id, score: s, query: qBest });
     }
@@ -656,7 +660,7 @@ export function openIndex(data: IndexData): Screener {
       if (!ident && below(b.score)) continue;
       const m = meta(b.entity);
       const weak = view.nameKind[b.name] === WEAK_KIND;
-      const nameScore = weak ? b.score + 0.03 : b.score;
+      const nameScore = weak ? b.score + WEAK_ALIAS_PENALTY : b.score;
       const identifier =
         ident &&
         m.identifiers.some((i) => identValues.includes(i.value.toUpperCase().replace(/[^A-Z0-9]/g, '')));
