@@ -8,6 +8,9 @@
 //   BENCH_BEFORE=/path/to/other/dist node dist/bench/matcher-ab.js ab [N]
 //                                             CPU per screen of this build and the other one, alternating blocks
 //                                             of 500 of N negatives (default 40,000) in this process
+//   BENCH_SET=sample with prof or ab          bench:matcher's brute-force sample instead (100 negatives, 100 UN
+//                                             treated; N passes over it, default 50, blocks of one pass), the
+//                                             sample its ≥ 1,000× line is timed on
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,12 +18,21 @@ import { pathToFileURL } from 'node:url';
 import { AML_DATASETS, type Entity } from '../ingest/entity.js';
 import type { IndexData, Screener, ScreenOptions, ScreenSubject } from '../matcher/index.js';
 import * as ours from '../matcher/index.js';
-import { LISTS, loadList, negativeSubjects, readTable, subjectOf, YENTE_BENCH } from './matcher-data.js';
+import {
+  bruteSample,
+  LISTS,
+  loadList,
+  negativeSubjects,
+  readTable,
+  subjectOf,
+  YENTE_BENCH,
+} from './matcher-data.js';
 
 type Matcher = Pick<typeof ours, 'buildIndex' | 'openIndex' | 'DEFAULT_POLICY'>;
 
 const mode = process.argv[2] ?? 'hash';
-const n = Number(process.argv[3] ?? (mode === 'ab' ? 40_000 : 30_000));
+const onSample = process.env.BENCH_SET === 'sample';
+const n = Number(process.argv[3] ?? (onSample ? 50 : mode === 'ab' ? 40_000 : 30_000));
 const log = (s: string): void => {
   process.stderr.write(
     `[matcher-ab] ${s} (load ${os
@@ -40,6 +52,23 @@ const options = (m: Matcher): ScreenOptions => ({
 });
 const open = (m: Matcher): Screener => m.openIndex(m.buildIndex(entities, 'all') as IndexData);
 log(`${entities.length} entities, ${negatives.length} negatives`);
+
+/** The warm-up and the timed blocks of prof and ab: the negatives after the first 2,000 in blocks of 500, or passes
+ * over the brute-force sample (after the 2,000 negatives and two passes). */
+function workload(): { warm: ScreenSubject[]; blocks: ScreenSubject[][]; unit: string } {
+  const warm = negatives.slice(0, 2000);
+  const blocks: ScreenSubject[][] = [];
+  if (onSample) {
+    const { negSample, posSample } = bruteSample(negatives, 200);
+    const sample = [...negSample, ...posSample];
+    warm.push(...sample, ...sample);
+    for (let i = 0; i < n; i++) blocks.push(sample);
+    return { warm, blocks, unit: `${n} passes over the brute-force sample (${sample.length} queries)` };
+  }
+  const qs = negatives.slice(2000, 2000 + n);
+  for (let b = 0; b * 500 < qs.length; b++) blocks.push(qs.slice(b * 500, (b + 1) * 500));
+  return { warm, blocks, unit: `${qs.length} negatives, blocks of 500` };
+}
 
 if (mode === 'hash') {
   const sc = open(ours);
@@ -82,11 +111,16 @@ if (mode === 'hash') {
 } else if (mode === 'prof') {
   const sc = open(ours);
   const opt = options(ours);
-  for (const s of negatives.slice(0, 2000)) sc.screen(s, opt);
+  const { warm, blocks, unit } = workload();
+  for (const s of warm) sc.screen(s, opt);
+  let count = 0;
   const t = process.cpuUsage();
-  for (const s of negatives.slice(2000, 2000 + n)) sc.screen(s, opt);
+  for (const block of blocks) {
+    for (const s of block) sc.screen(s, opt);
+    count += block.length;
+  }
   const u = process.cpuUsage(t);
-  log(`${n} negatives: ${((u.user + u.system) / 1000 / n).toFixed(4)} ms CPU per screen`);
+  log(`${unit}: ${((u.user + u.system) / 1000 / count).toFixed(4)} ms CPU per screen`);
 } else if (mode === 'ab') {
   const beforeDir = process.env.BENCH_BEFORE;
   if (!beforeDir) throw new Error('ab needs BENCH_BEFORE=<the other build’s dist directory>');
@@ -95,11 +129,10 @@ if (mode === 'hash') {
     { label: 'before', sc: open(before), opt: options(before), cpu: 0, count: 0 },
     { label: 'after', sc: open(ours), opt: options(ours), cpu: 0, count: 0 },
   ];
-  for (const side of sides) for (const s of negatives.slice(0, 2000)) side.sc.screen(s, side.opt);
-  const BLOCK = 500;
-  const qs = negatives.slice(2000, 2000 + n);
-  for (let b = 0; b * BLOCK < qs.length; b++) {
-    const block = qs.slice(b * BLOCK, (b + 1) * BLOCK);
+  const { warm, blocks, unit } = workload();
+  for (const side of sides) for (const s of warm) side.sc.screen(s, side.opt);
+  for (let b = 0; b < blocks.length; b++) {
+    const block = blocks[b]!;
     // alternate which side goes first, so neither always follows the other's garbage
     for (const side of b % 2 === 0 ? sides : [...sides].reverse()) {
       const t = process.cpuUsage();
@@ -112,7 +145,7 @@ if (mode === 'hash') {
   const [b, a] = sides as [(typeof sides)[0], (typeof sides)[0]];
   const per = (s: typeof b): number => s.cpu / s.count;
   log(
-    `CPU per screen over ${a.count} negatives, blocks of ${BLOCK} alternating: before ${per(b).toFixed(4)} ms, ` +
+    `CPU per screen over ${unit}, alternating: before ${per(b).toFixed(4)} ms, ` +
       `after ${per(a).toFixed(4)} ms, ratio ${(per(a) / per(b)).toFixed(3)}`,
   );
 } else throw new Error(`unknown mode ${mode}: hash, prof or ab`);

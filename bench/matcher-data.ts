@@ -40,6 +40,19 @@ export function negativeSubjects(): ScreenSubject[] {
     .filter((s) => s.name.trim().length > 0);
 }
 
+/** bench:matcher's brute-force sample: `size` / 2 negatives and `size` / 2 UN treated positives, evenly spaced. */
+export function bruteSample(
+  negatives: ScreenSubject[],
+  size: number,
+): { negSample: ScreenSubject[]; posSample: ScreenSubject[] } {
+  const step = Math.max(1, Math.floor(negatives.length / (size / 2)));
+  const negSample = negatives.filter((_, i) => i % step === 0).slice(0, size / 2);
+  const unTreated = readTable(YENTE_BENCH + 'positives_un_treated.csv').map(subjectOf);
+  const ustep = Math.max(1, Math.floor(unTreated.length / (size / 2)));
+  const posSample = unTreated.filter((_, i) => i % ustep === 0).slice(0, size / 2);
+  return { negSample, posSample };
+}
+
 export { REAL_LISTS as LISTS } from './lists.js';
 
 /** One list's entities, or undefined when its format or file is not available. */

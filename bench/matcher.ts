@@ -22,6 +22,7 @@ import {
   type ScreenSubject,
 } from '../matcher/index.js';
 import {
+  bruteSample,
   LISTS,
   loadList,
   negativeSubjects,
@@ -399,11 +400,7 @@ const oneThreadQps = 1000 / (negTimes.reduce((a, b) => a + b, 0) / negTimes.leng
         choiceSrc.push(e.source);
       }
     }
-  const step = Math.max(1, Math.floor(negSubjects.length / (BRUTE_SAMPLE / 2)));
-  const negSample = negSubjects.filter((_, i) => i % step === 0).slice(0, BRUTE_SAMPLE / 2);
-  const unTreated = readTable(B + 'positives_un_treated.csv').map(subjectOf);
-  const ustep = Math.max(1, Math.floor(unTreated.length / (BRUTE_SAMPLE / 2)));
-  const posSample = unTreated.filter((_, i) => i % ustep === 0).slice(0, BRUTE_SAMPLE / 2);
+  const { negSample, posSample } = bruteSample(negSubjects, BRUTE_SAMPLE);
   const sample = [...negSample, ...posSample];
   const bfHit: boolean[] = [];
   const tb0 = performance.now();
