@@ -208,6 +208,19 @@ interface EntityBest {
   query: string;
 }
 
+/**
+ * Whether a name whose accumulated weight is `acc` (float32, as retrieval keeps it) can no longer reach `cut` when
+ * the walked keys still to come add `rest` in all (`restKeys` keys, each at most once per name): retrieval's early
+ * stop. Its final weight is acc plus the adds of the keys that post it, each addition rounded to float32 (a
+ * relative error of at most 2⁻²⁴ each), so at most (acc + rest)·(1 + 2⁻²⁴)^restKeys ≤ (acc + rest)·(1 + 10⁻⁷ ·
+ * (restKeys + 1)); below `cut` = RELATIVE_CUTOFF × the largest weight so far, it stays below topCandidates' cutoff
+ * (the largest weight only grows, every add being positive), so the name is not a candidate whatever the later
+ * keys add, and a name with no weight yet is not when `rest` alone cannot reach the cut.
+ */
+export function cannotReach(acc: number, rest: number, restKeys: number, cut: number): boolean {
+  return (acc + rest) * (1 + 1e-7 * (restKeys + 1)) < cut;
+}
+
 /** Added to a name-score bound before it is tested (floating-point rounding of the two sums). */
 const BOUND_MARGIN = 1e-9;
 /** A weak alias's discount (features.ts) as a penalty on its name score, for choosing an entity's best name and
@@ -263,6 +276,10 @@ export function openIndex(data: IndexData): Screener {
   let accT = new Float32Array(1024);
   let table = new Int32Array(1024);
   let tableIdx = new Uint32Array(1024);
+  // the names still able to pass the relative cutoff once retrieval stops taking new names (one bit per name,
+  // cleared after each query), and the adds of the keys walked
+  const live = new Uint32Array((view.nNames >>> 5) + 1);
+  let keyAdd = new Float64Array(64);
   const heap = new Uint32Array(MAX_CANDIDATES);
   // the scope filter as one bit per name, per scope (policies and dataset sets repeat from query to query)
   const allowedCache = new Map<string, Uint32Array>();
@@ -445,7 +462,9 @@ export function openIndex(data: IndexData): Screener {
   }
 
   /** Walks the postings of the keys (rarest first, within a budget), accumulating each in-scope name's weight
-   * (touched, accT); returns how many names were touched and the entities an identifier key reached. */
+   * (touched, accT); returns how many names were touched and the entities an identifier key reached. Once the keys
+   * left cannot lift a name to topCandidates' cutoff (cannotReach), it takes no new names and accumulates only the
+   * names that can still reach it: the candidates, their weights and their order are those of the full walk. */
   function retrieve(
     keys: Map<string, number>,
     scope: Scope,
@@ -484,16 +503,59 @@ export function openIndex(data: IndexData): Screener {
     }
     const identEntities = new Set<number>();
     const N = view.nNames;
+    // each walked key's add, and (rest) the sum of the adds of the walked keys after it, for the early stop
+    if (keyAdd.length < found.length) keyAdd = new Float64Array(found.length * 2);
+    let anyIdent = false;
+    for (let fi = 0; fi < found.length; fi++) {
+      const f = found[fi]!;
+      keyAdd[fi] = walked[fi] ? f.w * Math.log(1 + N / f.df) : 0;
+      if (walked[fi] && f.ident) anyIdent = true;
+    }
+    let rest = 0;
+    let restKeys = 0;
+    for (let fi = 0; fi < found.length; fi++)
+      if (walked[fi]) {
+        rest += keyAdd[fi]!;
+        restKeys++;
+      }
     // hot loop: typed arrays in locals
     const postings = view.postings;
     const postOff = view.postOff;
     const nameEntity = view.nameEntity;
+    // the largest accumulated weight so far (float32, as topCandidates reads it), and whether retrieval has
+    // stopped taking new names: then only the live names are accumulated
+    let maxAcc = 0;
+    let liveOnly = false;
     for (let fi = 0; fi < found.length; fi++) {
       if (!walked[fi]) continue;
       const f = found[fi]!;
-      const add = f.w * Math.log(1 + N / f.df);
+      const add = keyAdd[fi]!;
       const s = postOff[f.id]!;
       const e = Math.min(postOff[f.id + 1]!, s + POSTINGS_BUDGET);
+      if (!liveOnly && !anyIdent && fi > 0 && cannotReach(0, rest, restKeys, maxAcc * RELATIVE_CUTOFF)) {
+        // no name this key or a later one adds can reach topCandidates' cutoff unless it has weight already:
+        // the rest of the walk accumulates the names that still can, the others keep a weight under the cutoff
+        liveOnly = true;
+        const cut = maxAcc * RELATIVE_CUTOFF;
+        for (let t = 0; t < nTouched; t++)
+          if (!cannotReach(accT[t]!, rest, restKeys, cut)) {
+            const nameId = touched[t]!;
+            live[nameId >>> 5]! |= 1 << (nameId & 31);
+          }
+      }
+      rest -= add;
+      restKeys--;
+      if (liveOnly) {
+        for (let p = s; p < e; p++) {
+          const nameId = postings[p]!;
+          if ((live[nameId >>> 5]! & (1 << (nameId & 31))) === 0) continue;
+          let h = Math.imul(nameId, 0x9e3779b1) >>> shift;
+          while (table[h] !== nameId + 1) h = (h + 1) & tmask;
+          const ti = tableIdx[h]!;
+          accT[ti] = accT[ti]! + add;
+        }
+        continue;
+      }
       for (let p = s; p < e; p++) {
         const nameId = postings[p]!;
         if ((allowed[nameId >>> 5]! & (1 << (nameId & 31))) === 0) continue;
@@ -505,11 +567,15 @@ export function openIndex(data: IndexData): Screener {
             tableIdx[h] = nTouched;
             touched[nTouched] = nameId;
             accT[nTouched++] = add;
+            const a = Math.fround(add);
+            if (a > maxAcc) maxAcc = a;
             break;
           }
           if (k === nameId + 1) {
             const ti = tableIdx[h]!;
-            accT[ti] = accT[ti]! + add;
+            const a = Math.fround(accT[ti]! + add);
+            accT[ti] = a;
+            if (a > maxAcc) maxAcc = a;
             break;
           }
           h = (h + 1) & tmask;
@@ -517,6 +583,7 @@ export function openIndex(data: IndexData): Screener {
         if (f.ident) identEntities.add(nameEntity[nameId]!);
       }
     }
+    if (liveOnly) for (let t = 0; t < nTouched; t++) live[touched[t]! >>> 5] = 0;
     return { nTouched, identEntities };
   }
 
