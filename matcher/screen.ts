@@ -227,6 +227,12 @@ const BOUND_MARGIN = 1e-9;
  * bounding it (toMatches adds it back: combine applies the discount once, as a feature). */
 const WEAK_ALIAS_PENALTY = -WEAK_ALIAS_DISCOUNT;
 
+/** A name-score bound (nameSimilarityBound) as a bound of the score bestNames keeps for the name: the margin covers
+ * rounding (the bound and the score add the same terms in another order), a weak alias carries its penalty. */
+function scoreBound(bound: number, weak: boolean): number {
+  return weak ? Math.max(0, bound + BOUND_MARGIN - WEAK_ALIAS_PENALTY) : bound + BOUND_MARGIN;
+}
+
 /** The test, for one screen's policy and threshold, of whether an entity whose best name scores `score` cannot reach `minThreshold` even with the largest bonus
  * the features give (an exact date of birth and a matching country): it is not a match unless an identifier
  * reached it. While the name weight is ≥ 0 it is non-increasing in `score`: it then holds for every score below a
@@ -651,8 +657,9 @@ export function openIndex(data: IndexData): Screener {
   }
 
   /** Scores every candidate name against every query name; keeps the best name per entity. A name whose score
-   * bound (nameSimilarityBound) cannot pass toMatches' first test is not scored: it could not be its entity's
-   * match, so the matches are the same (identifier hits are always scored). */
+   * bound (nameSimilarityBound) cannot pass toMatches' first test, or cannot exceed the score of its entity's best
+   * name so far, is not scored: it could not be its entity's match, so the matches are the same (identifier hits
+   * are always scored). */
   function bestNames(
     subject: ScreenSubject,
     sk: KindInfo,
@@ -673,20 +680,22 @@ export function openIndex(data: IndexData): Screener {
       const org = sk.org || (subject.type === undefined && ORG_SCHEMAS.has(schema));
       const cand = candidate(id);
       const weakName = view.nameKind[id] === WEAK_KIND;
+      const prev = best.get(e);
       if (bounded && !identEntities.has(e)) {
         // nameSimilarityBound in two calls: the cheap pass from the arena, the exact pass where the cheap one does
-        // not rule the name out
+        // not rule the name out. A name is ruled out when its bound cannot pass toMatches' first test, or cannot
+        // beat its entity's best name so far (only a higher score replaces it)
         const exactFrom = (weakName ? floor + WEAK_ALIAS_PENALTY : floor) - BOUND_MARGIN;
+        const prevScore = prev === undefined ? Number.NEGATIVE_INFINITY : prev.score;
         const at = packAt[id]!;
         let ub = 0;
         for (const q of qs) {
           let b = cheapBound(q.packed, 0, arena, at, org);
-          if (b >= exactFrom) b = exactBound(q, cand, arena, at, org);
+          if (b >= exactFrom && scoreBound(b, weakName) > prevScore) b = exactBound(q, cand, arena, at, org);
           if (b > ub) ub = b;
         }
-        // the margin covers rounding: the bound and the score add the same terms in another order
-        ub += BOUND_MARGIN;
-        if (below(weakName ? Math.max(0, ub - WEAK_ALIAS_PENALTY) : ub)) continue;
+        const sb = scoreBound(ub, weakName);
+        if (below(sb) || sb <= prevScore) continue;
       }
       let s = 0;
       let qBest = queries[0]?.shown ?? subject.name;
@@ -698,7 +707,6 @@ export function openIndex(data: IndexData): Screener {
         }
       }
       if (weakName) s = Math.max(0, s - WEAK_ALIAS_PENALTY);
-      const prev = best.get(e);
       if (!prev || s > prev.score) best.set(e, { entity: e, name: id, score: s, query: qBest });
     }
 

@@ -214,6 +214,24 @@ describe('index', () => {
     expect(st.bytes).toBeGreaterThan(0);
   });
 
+  it("reports an entity's best-scoring name, the first of equal ones, whichever name comes first", () => {
+    // names are scored in id order, and a name whose bound cannot beat its entity's best so far is not scored
+    const s = openIndex(
+      buildIndex(
+        [
+          ent('1', 'Person', ['Ivan Petrovich Demovsky', 'Ivan Demovsky', 'Demovsky Ivan', 'Ivan Demovskiy']),
+          ent('2', 'Person', ['Ivan Demovsky', 'Ivan Petrovich Demovsky']),
+        ],
+        'v1',
+      ),
+    );
+    const matches = s.screen({ name: 'Ivan Demovsky' }, opts({ min_score: 0.5 })).matches;
+    expect(matches.map((m) => [m.entity_id, m.score, m.evidence.matched_name])).toEqual([
+      ['us_ofac_sdn:1', 1, 'Ivan Demovsky'],
+      ['us_ofac_sdn:2', 1, 'Ivan Demovsky'],
+    ]);
+  });
+
   it('handles an empty index', () => {
     const s = openIndex(buildIndex([], 'empty'));
     expect(s.screen({ name: 'Anyone' }, opts()).matches).toEqual([]);
