@@ -448,9 +448,11 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
         );
       }
     }
-  usedQ.fill(0, 0, nq);
-  usedC.fill(0, 0, nc);
-  matchOf.fill(-1, 0, nq);
+  for (let i = 0; i < nq; i++) {
+    usedQ[i] = 0;
+    matchOf[i] = -1;
+  }
+  for (let j = 0; j < nc; j++) usedC[j] = 0;
   // greedy one-to-one alignment, best pairs first; ties go to the earliest positions (deterministic)
   let matchedW = 0;
   let matchedTotal = 0;
@@ -700,6 +702,8 @@ const partnerMinQ = new Float64Array(MAX_T);
 const partnerMaxQ = new Float64Array(MAX_T);
 const partnerMinC = new Float64Array(MAX_T);
 const partnerMaxC = new Float64Array(MAX_T);
+/** The candidate's token weights (packedWeight), for one alignBound call. */
+const weightC = new Float64Array(MAX_T);
 const sideOrder = new Int8Array(MAX_T);
 const sideCurved = new Float64Array(MAX_T);
 
@@ -854,12 +858,18 @@ function alignBound(
   const qb = qo + T0;
   const cb = co + T0;
   const prefixOk = nq >= 2 && nc >= 2;
-  boundQ.fill(0, 0, nq);
-  boundC.fill(0, 0, nc);
-  partnerMinQ.fill(Number.POSITIVE_INFINITY, 0, nq);
-  partnerMaxQ.fill(0, 0, nq);
-  partnerMinC.fill(Number.POSITIVE_INFINITY, 0, nc);
-  partnerMaxC.fill(0, 0, nc);
+  // the scratch arrays reset in loops: a few tokens each, where fill()'s call costs more than the stores
+  for (let i = 0; i < nq; i++) {
+    boundQ[i] = 0;
+    partnerMinQ[i] = Number.POSITIVE_INFINITY;
+    partnerMaxQ[i] = 0;
+  }
+  for (let j = 0; j < nc; j++) {
+    boundC[j] = 0;
+    partnerMinC[j] = Number.POSITIVE_INFINITY;
+    partnerMaxC[j] = 0;
+    weightC[j] = packedWeight(cp[cb + j * PK + PK_LEN]!);
+  }
   for (let i = 0; i < nq; i++) {
     const wi = packedWeight(qp[qb + i * PK + PK_LEN]!);
     for (let j = 0; j < nc; j++) {
@@ -877,7 +887,7 @@ function alignBound(
         exactSims[i * MAX_T + j] = s;
       }
       if (s < p.minTokenSim) continue;
-      const wj = packedWeight(cp[cb + j * PK + PK_LEN]!);
+      const wj = weightC[j]!;
       if (s > boundQ[i]!) boundQ[i] = s;
       if (s > boundC[j]!) boundC[j] = s;
       if (wj < partnerMinQ[i]!) partnerMinQ[i] = wj;
@@ -894,7 +904,7 @@ function alignBound(
     if (boundQ[i]! > 0) num += w * curved(boundQ[i]!, p);
   }
   for (let j = 0; j < nc; j++) {
-    const w = packedWeight(cp[cb + j * PK + PK_LEN]!);
+    const w = weightC[j]!;
     total += w;
     if (boundC[j]! > 0) num += w * curved(boundC[j]!, p);
   }
