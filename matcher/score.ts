@@ -22,6 +22,8 @@ export interface PreparedName {
   /** the name as numbers for nameSimilarityBound (packName): token count, flags, the initials' letters, then the
    * tokens */
   packed: Int32Array;
+  /** this name's token similarities as the query side, memoised by pairSimilarity (created on first use) */
+  sims: Map<string, number>[] | undefined;
 }
 
 /** Particles that carry little identity: they still align but weigh little when unmatched. */
@@ -87,6 +89,7 @@ export function prepareNormalized(n: NormalizedName): PreparedName {
     initials,
     digits: hasDigit(joined) ? joined.replace(/[^0-9]/g, '') : '',
     packed: packName(n.tokens, n.abjad, (n.cjk ?? '').length > 0, letterMask(initials)),
+    sims: undefined,
   };
 }
 
@@ -275,6 +278,38 @@ export function typingSlip(a: string, b: string): boolean {
   return same && osaDoubled(a, b, 0, 0) <= 2;
 }
 
+/** Distinct other tokens a name's memo keeps per token and mode (pairSimilarity). */
+const PAIR_MEMO_MAX = 4096;
+
+/** tokenSimilarity of q's i-th token and the token `b` (skeleton `skB`), in the current l/r mode: memoised on q,
+ * as a screen's query meets the same list tokens in many candidate names (aliases of one entity, common names).
+ * The similarity depends only on the two tokens (a skeleton is its token's), abjadMode, prefixOk and lrAlike, which
+ * key the memo. */
+function pairSimilarity(
+  q: PreparedName,
+  i: number,
+  b: string,
+  skB: string,
+  abjadMode: boolean,
+  prefixOk: boolean,
+): number {
+  const a = q.tokens[i]!;
+  if (a === b) return 1;
+  const slot = i * 8 + (abjadMode ? 1 : 0) + (prefixOk ? 2 : 0) + (lrAlike ? 4 : 0);
+  if (q.sims === undefined) q.sims = [];
+  let memo = q.sims[slot];
+  if (memo === undefined) {
+    memo = new Map();
+    q.sims[slot] = memo;
+  }
+  let v = memo.get(b);
+  if (v === undefined) {
+    v = tokenSimilarity(a, b, q.skels[i]!, skB, abjadMode, prefixOk);
+    if (memo.size < PAIR_MEMO_MAX) memo.set(b, v);
+  }
+  return v;
+}
+
 /** Endings of East Slavic patronymics (folded). */
 const PATRONYMIC_END = /(?:ovich|evich|ovych|evych|ovna|evna|ivna|ich)$/;
 
@@ -438,14 +473,7 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
   if (sims === simMatrix)
     for (let i = 0; i < nq; i++) {
       for (let j = 0; j < nc; j++) {
-        simMatrix[i * MAX_T + j] = tokenSimilarity(
-          q.tokens[i]!,
-          c.tokens[j]!,
-          q.skels[i]!,
-          c.skels[j]!,
-          abjadMode,
-          prefixOk,
-        );
+        simMatrix[i * MAX_T + j] = pairSimilarity(q, i, c.tokens[j]!, c.skels[j]!, abjadMode, prefixOk);
       }
     }
   for (let i = 0; i < nq; i++) {
@@ -883,7 +911,7 @@ function alignBound(
       if (exact) {
         // the pair as alignScore scores it
         if (s >= p.minTokenSim)
-          s = tokenSimilarity(q!.tokens[i]!, c!.tokens[j]!, q!.skels[i]!, c!.skels[j]!, abjadMode, prefixOk);
+          s = pairSimilarity(q!, i, c!.tokens[j]!, c!.skels[j]!, abjadMode, prefixOk);
         exactSims[i * MAX_T + j] = s;
       }
       if (s < p.minTokenSim) continue;

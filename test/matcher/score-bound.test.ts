@@ -139,3 +139,30 @@ describe('nameSimilarityBound', () => {
     },
   );
 });
+
+describe('token similarities memoised on the query name', () => {
+  it('gives the scores of a fresh query name, whatever it met before', () => {
+    // the same list token 'rena' read from katakana (l and r alike) and from Latin letters (not)
+    const names = ['Lena Park', 'レナ・パク', 'Rena Park', 'Gao Lina', '高丽娜', 'Gao Rina', 'Hasan Turabi'];
+    names.push(
+      'حسين موسوي',
+      'Hossein Mousavi',
+      'Musawi Hussein Ali',
+      'Sinopa',
+      'Sionpa',
+      'Abiy Ahmed',
+      'Abiyot',
+    );
+    for (const org of [false, true])
+      for (const a of names) {
+        const fresh = names.map((b) => nameSimilarity(prepareName(a), prepareName(b), org));
+        const q = prepareName(a);
+        const backwards = [...names].reverse().map((b) => nameSimilarity(q, prepareName(b), org));
+        expect(backwards.reverse()).toEqual(fresh);
+        expect(names.map((b) => nameSimilarity(q, prepareName(b), org))).toEqual(fresh);
+      }
+    expect(nameSimilarity(prepareName('Lena Park'), prepareName('レナ・パク'), false)).toBeGreaterThan(
+      nameSimilarity(prepareName('Lena Park'), prepareName('Rena Park'), false),
+    );
+  });
+});
