@@ -910,8 +910,7 @@ function alignBound(
       }
       if (exact) {
         // the pair as alignScore scores it
-        if (s >= p.minTokenSim)
-          s = pairSimilarity(q!, i, c!.tokens[j]!, c!.skels[j]!, abjadMode, prefixOk);
+        if (s >= p.minTokenSim) s = pairSimilarity(q!, i, c!.tokens[j]!, c!.skels[j]!, abjadMode, prefixOk);
         exactSims[i * MAX_T + j] = s;
       }
       if (s < p.minTokenSim) continue;
