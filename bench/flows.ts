@@ -5,6 +5,9 @@
 // (harness.ts openLoad; autocannon's overallRate sends each second's share in a burst at full concurrency).
 //
 // BENCH_SECONDS (10) per run, BENCH_CONNECTIONS (32), BENCH_TOPOLOGY: split (default) or all (one process, every role)
+// BENCH_OPEN_RATE: the open loop's rate in flows/s (default half the closed loop's), so that two builds compared back
+// to back are measured at the same rate; BENCH_PHASES: the runs to make, of livez,closed,open (default all three; the
+// open loop needs closed or BENCH_OPEN_RATE)
 // — split: ROLE=api + ROLE=worker processes, so the monitor scheduler, outbox relay and webhook delivery run in the
 // worker and a sync flow's latency does not depend on them.
 
@@ -26,6 +29,10 @@ import {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TOPOLOGY = process.env.BENCH_TOPOLOGY === 'all' ? 'all' : 'split';
+const OPEN_RATE = process.env.BENCH_OPEN_RATE ? Number(process.env.BENCH_OPEN_RATE) : undefined;
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'livez,closed,open').split(','));
+if (PHASES.has('open') && !PHASES.has('closed') && !OPEN_RATE)
+  throw new Error('BENCH_PHASES without closed needs BENCH_OPEN_RATE');
 
 /** Yente negatives and UN positives interleaved, so that every run (each starts at the first body) screens the same
  * mix of clear subjects and hits. */
@@ -76,34 +83,39 @@ async function main() {
       process.stderr.write(`phase ${name}: ${from} – ${new Date().toISOString()}\n`);
       return out;
     };
-    const livez = await probe.phase(
-      'GET /livez',
-      () =>
-        timed('livez', () =>
+    const phase = (name: string, label: string, run: () => Promise<LoadResult>) =>
+      probe.phase(name, () => timed(label, run), ok);
+    const runs: Awaited<ReturnType<typeof phase>>[] = [];
+    if (PHASES.has('livez'))
+      runs.push(
+        await phase('GET /livez', 'livez', () =>
           load('GET /livez', { url: `${server.url}/livez`, seconds: SECONDS, connections: CONNECTIONS }),
         ),
-      ok,
-    );
-    const flows = await probe.phase(
-      'POST /v1/flows sync',
-      () => timed('closed', () => flowLoad(SECONDS)),
-      ok,
-    );
-    const half = Math.max(1, Math.round(flows.result.rps / 2));
-    const open = await probe.phase(
-      `open loop ${half}/s`,
-      () => timed('open', () => flowLoad(SECONDS, half)),
-      ok,
-    );
+      );
+    let closedRps: number | undefined;
+    if (PHASES.has('closed')) {
+      const flows = await phase('POST /v1/flows sync', 'closed', () => flowLoad(SECONDS));
+      closedRps = flows.result.rps;
+      runs.push(flows);
+    }
+    if (PHASES.has('open')) {
+      const rate = OPEN_RATE ?? Math.max(1, Math.round((closedRps as number) / 2));
+      runs.push(await phase(`open loop ${rate}/s`, 'open', () => flowLoad(SECONDS, rate)));
+    }
+    const byName = (n: string) => runs.find((r) => r.result.name.startsWith(n))?.result;
+    const livez = byName('GET /livez');
+    const closed = byName('POST /v1/flows sync (all lists)');
     process.stdout.write(
       `\n${new Date().toISOString()} — ${machine()} — topology ${TOPOLOGY} (${server.procs.map((p) => p.role).join(' + ')}) — load average ${loadBefore} before, ${load1()} after\n` +
         `dataset: ${version.entities} entities from 8 lists (build ${version.build_ms} ms)\n\n` +
-        `${table([livez.result, flows.result, open.result])}\n\n` +
-        `ratio flow/livez req/s: ${(flows.result.rps / livez.result.rps).toFixed(4)}; ` +
-        `ratio flow/livez server+Postgres CPU per request: see below\n` +
+        `${table(runs.map((r) => r.result))}\n\n` +
+        (livez && closed
+          ? `ratio flow/livez req/s: ${(closed.rps / livez.rps).toFixed(4)}; ` +
+            `ratio flow/livez server+Postgres CPU per request: see below\n`
+          : '') +
         `targets: ≥ 1200 flows/s at ${CONNECTIONS} connections, open loop at half rate p99 ≤ 20 ms, ` +
         `server + Postgres CPU per flow ≤ 0.8 ms\n\n` +
-        `${costTable([livez.cost, flows.cost, open.cost])}\n`,
+        `${costTable(runs.map((r) => r.cost))}\n`,
     );
   } finally {
     await probe.close();
