@@ -10,7 +10,14 @@ export function isUuid(s: string): boolean {
 const POOL_IDS = 256;
 const pool = Buffer.allocUnsafe(16 * POOL_IDS);
 let next = POOL_IDS;
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** ASCII codes of each byte's two hex digits; an id's text is written into `text` and read out as one flat string
+ * (a template of 20 pieces allocated a string per piece, ~0.8 kB an id, 6 % of a sync flow's allocations) */
+const HEX_CODES = Buffer.from(
+  Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0')).join(''),
+);
+const text = Buffer.alloc(36, '-');
+/** where each of an id's 16 bytes goes in its 36-character text */
+const AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 
 /**
  * Ids of the rows written many times a second (applicants, flows, checks, alerts, outbox events, audit rows): UUIDv7 (RFC 9562)
@@ -29,6 +36,11 @@ export function newId(now: number = Date.now()): string {
   b.writeUIntBE(now, o, 6);
   b[o + 6] = ((b[o + 6] as number) & 0x0f) | 0x70;
   b[o + 8] = ((b[o + 8] as number) & 0x3f) | 0x80;
-  const h = (i: number) => HEX[b[o + i] as number] as string;
-  return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
+  for (let i = 0; i < 16; i++) {
+    const v = 2 * (b[o + i] as number);
+    const at = AT[i] as number;
+    text[at] = HEX_CODES[v] as number;
+    text[at + 1] = HEX_CODES[v + 1] as number;
+  }
+  return text.toString('latin1', 0, 36);
 }
