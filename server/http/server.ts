@@ -394,6 +394,7 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
         route.validateBody?.(parsed);
       }
       const query: Record<string, unknown> = parseQuery(rawQuery);
+      let reqLog: Logger | undefined;
       if (route.validateQuery) route.validateQuery(query);
       if (route.validateParams) route.validateParams(params);
       const reply = await route.spec.handler({
@@ -403,7 +404,11 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
         params,
         principal,
         tenant,
-        log: log.child({ request_id, ...(tenant ? { tenant_id: tenant.tenant_id } : {}) }),
+        // made on first use: most requests log nothing beyond the access line (a child logger is ~1 kB and a few µs)
+        get log() {
+          reqLog ??= log.child({ request_id, ...(tenant ? { tenant_id: tenant.tenant_id } : {}) });
+          return reqLog;
+        },
         setHeader,
       });
       if (deps.audit && method !== 'GET' && method !== 'HEAD' && reply.status < 400 && !reply.audited) {
