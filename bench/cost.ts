@@ -221,7 +221,10 @@ const TABLES = [
   'flows',
   'checks',
   'alerts',
+  // the view of every event (migration 021), then its tables: rows of their own, and one set per flow
   'outbox_events',
+  'outbox_rows',
+  'outbox_sets',
   'audit_log',
   'webhook_deliveries',
   'check_batches',
@@ -293,7 +296,7 @@ export class CostProbe {
       indexEntries.set(t, entries);
     }
     const [rel] = await sql<{ n: number }[]>`
-      select count(*)::int as n from outbox_events where delivered_at <> created_at`;
+      select count(*)::int as n from outbox_rows where delivered_at <> created_at`;
     const [x] = await sql<{ n: string }[]>`
       select (xact_commit + xact_rollback)::text as n from pg_stat_database where datname = current_database()`;
     return {

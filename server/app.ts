@@ -427,7 +427,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     const [o] = await sql<{ pending: number; oldest_age_seconds: number }[]>`
       select count(*)::int as pending,
              coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_age_seconds
-      from outbox_events where delivered_at is null`;
+      from outbox_rows where delivered_at is null`;
     return o ?? { pending: 0, oldest_age_seconds: 0 };
   };
   let fatfState: FatfState = await latestFatf(sql);

@@ -136,8 +136,9 @@ class Purger {
  * The purge. Idempotent and resumable: phase 1 deletes the applicant's S3 prefix (re-listing finds nothing the
  * second time); phase 2, in one transaction, deletes the applicant row and, first, every row that refers to it —
  * followed through foreign keys (flows → checks → alerts …) and through applicant_id / flow_id / check_id columns
- * without one, so that tables of later features are covered — plus outbox events about any deleted row; then
- * writes the applicant.erased tombstone and the applicant.erased outbox event and marks the erasure completed.
+ * without one, so that tables of later features are covered (a flow's outbox_sets row goes with its flow) — plus
+ * outbox rows about any deleted row; then writes the applicant.erased tombstone and the applicant.erased outbox
+ * event and marks the erasure completed.
  * A crash before that commit leaves the erasure scheduled and the redelivered job starts again; a crash after it
  * finds the erasure completed and does nothing.
  */
@@ -187,8 +188,8 @@ export async function purgeApplicant(deps: ErasureDeps, erasureId: string): Prom
     await p.delete('checks', 'id', checkIds);
     await p.delete('flows', 'id', flowIds);
     await p.delete('applicants', 'id', [a]);
-    const outbox = (await p.tablesWith('resource_id')).includes('outbox_events');
-    if (outbox) await p.delete('outbox_events', 'resource_id', [...p.deletedIds]);
+    const outbox = (await p.tablesWith('resource_id')).includes('outbox_rows');
+    if (outbox) await p.delete('outbox_rows', 'resource_id', [...p.deletedIds]);
     const stats = { rows: p.counts, objects, batch_records_failed: batchRecordsFailed };
     await writeAudit(tx, {
       tenant_id: t,

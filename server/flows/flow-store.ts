@@ -8,7 +8,7 @@ import {
 } from '../checks/recorder.js';
 import { insertRowsStatement } from '../db/bulk-insert.js';
 import type { Sql } from '../db/sql.js';
-import { insertEvents, type OutboxRow } from '../outbox/outbox.js';
+import { type FlowEventSet, type OutboxRow, outboxInserts } from '../outbox/outbox.js';
 import type { FlowRow } from './flow-model.js';
 
 /** The columns a new flow writes in each table (the others take their defaults). */
@@ -162,6 +162,7 @@ async function writeGraphs(
   const checks = records.map((r) => r.check);
   const alerts = records.flatMap((r) => r.alerts);
   const audits = graphs.flatMap((g) => (g.audit ? [g.audit] : []));
+  const events = eventsOf(graphs);
   // the checks come back as what the database adds to them (seq, created_at, completed_at: the trigger keeps it
   // not before created_at), not as whole rows: the rest is what was just sent
   const rows = await sql<(FlowRow & { check_rows: [string, string, string, string | null][] })[]>`
@@ -174,10 +175,7 @@ async function writeGraphs(
       sql,
       records.flatMap((r) => r.refreshes),
     )} ),
-    o as ( ${insertEvents(
-      sql,
-      graphs.flatMap((g) => g.events),
-    )} ),
+    ${outboxInserts(sql, events.rows, events.sets)},
     au as ( ${insertRowsStatement(sql, 'audit_log', AUDIT_COLUMNS, audits)} )
     select f.*, coalesce(cc.check_rows, '[]') as check_rows
     from f left join (
@@ -204,4 +202,21 @@ async function writeGraphs(
       }),
     };
   });
+}
+
+/** A graph's events about the rows it creates (its flow, checks and alerts) form its flow's event set; the others
+ * (alert.updated of an older alert the false-positive memory refreshed) are rows of their own, as outside a graph:
+ * the erasure deletes a set with its flow, so a set holds nothing about rows that are not the flow's. */
+function eventsOf(graphs: readonly FlowGraph[]): { rows: OutboxRow[]; sets: FlowEventSet[] } {
+  const rows: OutboxRow[] = [];
+  const sets = graphs.map((g) => {
+    const own = new Set<string>([
+      g.flow.id as string,
+      ...g.checks.flatMap((r) => [r.check.id, ...r.alerts.map((a) => a.id)]),
+    ]);
+    const events: OutboxRow[] = [];
+    for (const e of g.events) (own.has(e.resource_id) ? events : rows).push(e);
+    return { flow_id: g.flow.id as string, events };
+  });
+  return { rows, sets };
 }

@@ -34,36 +34,106 @@ export function outboxEvent<T extends EventType>(
   };
 }
 
-/** The insert of outbox rows as a statement fragment, for a caller composing one statement (the flow graph). The
- * one place that writes outbox_events.
+/** The events of one flow graph about the rows it creates (the flow, its checks, its alerts): written as one
+ * outbox_sets row unless an endpoint subscribes to one of them; the erasure deletes the set with the flow. */
+export interface FlowEventSet {
+  flow_id: string;
+  events: readonly OutboxRow[];
+}
+
+/** A set as written: its events' common values once (the tenant; the request id when they share one; a resource id
+ * only where it is not the flow), in the order given. */
+interface SetRow {
+  tenant_id: string;
+  flow_id: string;
+  request_id: string | null;
+  types: string[];
+  events: { id: string; type: string; resource_id?: string; payload: unknown; request_id?: string | null }[];
+}
+
+/** The insert of outbox events as two common table expressions (`outbox_set`, then `outbox_one`), for a caller
+ * composing one statement (`with ${outboxInserts(…)}, … select …`). The one place that writes outbox_rows and
+ * outbox_sets (what the view outbox_events shows, one row an event: migration 021).
  *
  * Every event is written (it is the audit trail of what happened: tests, erasure and operators read it). An event
  * that no enabled endpoint subscribes to at the time of the change — tenant events: an endpoint of that tenant;
  * global events: any endpoint — is written already relayed (`delivered_at` set): the relay would have found no
- * endpoint for it, so it skips the relay's claim and update (a second tuple version, new index entries, WAL) and
- * stays out of the `outbox_undelivered` index. The subscriptions are read in the same statement, so an endpoint
- * committed before the change hears it. The rows travel as one JSON parameter (jsonb_to_recordset) whatever their
- * number: one JSON.stringify, no array-literal escaping of each payload, one statement text. Each row keeps the id
- * of the request (or job) that caused it (taken when the event was built, else the current one), so the log lines
- * of its webhook deliveries carry that id. */
-export function insertEvents(sql: Sql, rows: readonly OutboxRow[]) {
+ * endpoint for it, so it skips the relay's claim and update (a second tuple version, new index entries, WAL). A flow
+ * graph's events (`sets`) that no endpoint of the tenant subscribes to, none of them, are one outbox_sets row, each
+ * event keeping its id and taking its seq inside it; otherwise, and for `rows`, each event is an outbox_rows row,
+ * the relay's unit. The subscriptions are read in the same statement, so an endpoint committed before the change
+ * hears it. Events take their seqs in the order given, rows after sets. Rows and sets travel as one JSON parameter
+ * each (jsonb_to_recordset) whatever their number: one statement text. Each event keeps the id of the request (or
+ * job) that caused it (taken when the event was built, else the current one), so the log lines of its webhook
+ * deliveries carry that id. */
+export function outboxInserts(sql: Sql, rows: readonly OutboxRow[], sets: readonly FlowEventSet[] = []) {
   const requestId = currentRequestId() ?? null;
-  const events = rows.map((e) => (e.request_id === undefined ? { ...e, request_id: requestId } : e));
+  const withRequest = (e: OutboxRow) => (e.request_id === undefined ? { ...e, request_id: requestId } : e);
+  const one = rows.map(withRequest);
+  const setRows: SetRow[] = [];
+  for (const s of sets) {
+    const events = s.events.map(withRequest);
+    const tenant = events[0]?.tenant_id;
+    // a set is one tenant's (a flow's events always are)
+    if (!tenant || events.some((e) => e.tenant_id !== tenant)) {
+      one.push(...events);
+      continue;
+    }
+    const request = events[0]?.request_id ?? null;
+    const shared = events.every((e) => e.request_id === request);
+    setRows.push({
+      tenant_id: tenant,
+      flow_id: s.flow_id,
+      request_id: shared ? request : null,
+      types: [...new Set(events.map((e) => e.type))],
+      events: events.map((e) => ({
+        id: e.id,
+        type: e.type,
+        ...(e.resource_id === s.flow_id ? {} : { resource_id: e.resource_id }),
+        payload: e.payload,
+        ...(shared ? {} : { request_id: e.request_id }),
+      })),
+    });
+  }
+  const subscribed = (tenantId: ReturnType<Sql>, types: ReturnType<Sql>) => sql`
+    exists (
+      select 1 from webhook_endpoints w
+      where w.enabled and w.deleted_at is null and w.events && ${types}
+        and (${tenantId} is null or w.tenant_id = ${tenantId})
+    )`;
   return sql`
-    insert into outbox_events (id, tenant_id, type, resource_id, payload, request_id, delivered_at)
-    select e.id, e.tenant_id, e.type, e.resource_id, e.payload, e.request_id,
-      case when exists (
-        select 1 from webhook_endpoints w
-        where w.enabled and w.deleted_at is null and e.type = any (w.events)
-          and (e.tenant_id is null or w.tenant_id = e.tenant_id)
-      ) then null else now() end
-    from jsonb_to_recordset(${json(sql, events)})
-      as e (id uuid, tenant_id uuid, type text, resource_id uuid, payload jsonb, request_id text)`;
+    outbox_set_in as (
+      select s.*, ${subscribed(sql`s.tenant_id`, sql`s.types`)} as subscribed
+      from jsonb_to_recordset(${json(sql, setRows)})
+        as s (tenant_id uuid, flow_id uuid, request_id text, types text[], events jsonb)
+    ),
+    outbox_set as (
+      insert into outbox_sets (tenant_id, flow_id, request_id, seqs, events)
+      select tenant_id, flow_id, request_id,
+        array(select nextval('outbox_seq') from generate_series(1, jsonb_array_length(events))), events
+      from outbox_set_in where not subscribed
+    ),
+    outbox_one as (
+      insert into outbox_rows (id, tenant_id, type, resource_id, payload, request_id, delivered_at)
+      select e.id, e.tenant_id, e.type, e.resource_id, e.payload, e.request_id,
+        case when ${subscribed(sql`e.tenant_id`, sql`array[e.type]`)} then null else now() end
+      from (
+        select * from jsonb_to_recordset(${json(sql, one)})
+          as e (id uuid, tenant_id uuid, type text, resource_id uuid, payload jsonb, request_id text)
+        union all
+        select e.id, s.tenant_id, e.type, coalesce(e.resource_id, s.flow_id), e.payload,
+          coalesce(s.request_id, e.request_id)
+        from outbox_set_in s
+          cross join lateral jsonb_to_recordset(s.events)
+            as e (id uuid, type text, resource_id uuid, payload jsonb, request_id text)
+        where s.subscribed
+      ) e
+    )`;
 }
 
 /** Writes outbox rows in the caller's transaction. */
 export async function writeEvents(sql: Sql, rows: readonly OutboxRow[]): Promise<void> {
-  if (rows.length) await insertEvents(sql, rows);
+  if (rows.length) await sql`with ${outboxInserts(sql, rows)} select`;
 }
 
 /** Builds and writes one event. */

@@ -180,7 +180,7 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
                o.id as event_id, o.type as event_type, o.created_at as event_created_at, o.payload
         from webhook_deliveries d
         join webhook_endpoints e on e.id = d.endpoint_id
-        join outbox_events o on o.id = d.event_id
+        join outbox_rows o on o.id = d.event_id
         where d.id = ${job.delivery_id}`;
       if (!ctx) return; // deleted meanwhile (erasure): nothing to send
       if ((ctx.status === 'succeeded' || ctx.status === 'failed') && !job.manual) return;

@@ -19,14 +19,14 @@ interface DeliveryRef {
 }
 
 /** Moves outbox events to webhook deliveries: one delivery row per subscribed endpoint, created in the transaction
- * that marks the events relayed (outbox_events.delivered_at). Rows are claimed with SKIP LOCKED, so any number of
+ * that marks the events relayed (outbox_rows.delivered_at; events written relayed are never claimed). Rows are claimed with SKIP LOCKED, so any number of
  * processes can relay at once without creating a delivery twice. Jobs are published after the commit (a worker must
  * find the row); deliveries whose job was never published — a crash between commit and publish, or NATS down — are
  * published by a later pass. Returns the number of events relayed. */
 export async function relayOnce(sql: Sql, bus: Bus): Promise<number> {
   const { relayed, created } = await transaction(sql, async (tx) => {
     const events = await tx<OutboxRow[]>`
-      select id, tenant_id, type, request_id from outbox_events
+      select id, tenant_id, type, request_id from outbox_rows
       where delivered_at is null order by seq limit ${BATCH} for update skip locked`;
     if (!events.length) return { relayed: 0, created: [] as DeliveryRef[] };
     const types = [...new Set(events.map((e) => e.type))];
@@ -59,7 +59,7 @@ export async function relayOnce(sql: Sql, bus: Bus): Promise<number> {
           insert into webhook_deliveries ${tx(rows)} on conflict (endpoint_id, event_id) do nothing
           returning id, tenant_id, request_id`
       : [];
-    await tx`update outbox_events set delivered_at = now() where id in ${tx(events.map((e) => e.id))}`;
+    await tx`update outbox_rows set delivered_at = now() where id in ${tx(events.map((e) => e.id))}`;
     return { relayed: events.length, created };
   });
   await publish(sql, bus, created);

@@ -192,7 +192,7 @@ describe('data-subject erasure', () => {
       (table, row) =>
         table === 'audit_log' ||
         table === 'applicant_erasures' ||
-        (table === 'outbox_events' && row.includes('"type":"applicant.erased"')),
+        (table === 'outbox_rows' && row.includes('"type":"applicant.erased"')),
     );
     expect(left).toEqual([]);
 

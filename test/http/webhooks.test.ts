@@ -250,7 +250,7 @@ describe('webhook delivery after a crash between commit and publish', () => {
       });
       // what a relay leaves behind when it dies after committing: a delivered outbox row, an unpublished delivery
       const [ev] = await t.app.sql<{ id: string }[]>`
-        insert into outbox_events (tenant_id, type, resource_id, payload, delivered_at)
+        insert into outbox_rows (tenant_id, type, resource_id, payload, delivered_at)
         values (${tenant.id}, 'flow.created', gen_random_uuid(), ${t.app.sql.json({ flow_id: 'f-1', status: 'PENDING' })}, now())
         returning id`;
       await t.app.sql`

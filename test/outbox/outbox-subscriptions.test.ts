@@ -65,6 +65,20 @@ describe('outbox rows by subscription', () => {
       order by o.seq`;
   }
 
+  /** Where a flow's events are stored (migration 021): the types in its one outbox_sets row, and in outbox_rows. */
+  async function storageOf(flowId: string): Promise<{ sets: string[][]; rows: string[] }> {
+    const sets = await t.app.sql<{ types: string[] }[]>`
+      select array(select e ->> 'type' from jsonb_array_elements(s.events) e) as types
+      from outbox_sets s where s.flow_id = ${flowId}`;
+    const rows = await t.app.sql<{ type: string }[]>`
+      select o.type from outbox_rows o
+      where o.resource_id = ${flowId}
+         or o.resource_id in (select id from checks where flow_id = ${flowId})
+         or o.resource_id in (select id from alerts where flow_id = ${flowId})
+      order by o.seq`;
+    return { sets: sets.map((s) => s.types), rows: rows.map((r) => r.type) };
+  }
+
   it('writes every event of a flow, already relayed, when no endpoint of the tenant subscribes', async () => {
     // another tenant's endpoint hears everything: it does not make this tenant's events wait for the relay
     const ep = await call(t.url, 'POST', '/v1/webhook_endpoints', {
@@ -84,6 +98,12 @@ describe('outbox rows by subscription', () => {
       ]),
     );
     expect(rows.every((r) => r.delivered && r.deliveries === 0)).toBe(true);
+    // all of them in one row, each event with its own id, in the order they were built
+    expect(await storageOf(flowId)).toEqual({ sets: [rows.map((r) => r.type)], rows: [] });
+    const ids = await t.app.sql<{ id: string; seq: string }[]>`
+      select id, seq from outbox_events where resource_id = ${flowId} order by seq`;
+    expect(ids.map((r) => r.id)).toEqual([...new Set(ids.map((r) => r.id))]);
+    expect(rows[0]?.type).toBe('flow.created');
     await expectCatalogueEvents(t.app.sql);
   });
 
@@ -113,11 +133,14 @@ describe('outbox rows by subscription', () => {
     expect(rows.map((r) => r.type)).toEqual(
       expect.arrayContaining(['flow.created', 'check.completed', 'flow.decided']),
     );
+    // an endpoint of the tenant hears some of the flow's events: each is a row of its own (the relay's unit)
+    expect(await storageOf(flowId)).toEqual({ sets: [], rows: rows.map((r) => r.type) });
   });
 
-  it('keeps on each event the request id of the flow that caused it, when concurrent flows share one statement', async () => {
+  /** Twelve concurrent sync flows, each with its own request id: every event of each keeps its flow's. */
+  async function expectRequestIdsOfConcurrentFlows(prefix: string): Promise<void> {
     // concurrent sync flows are written together (group commit, server/flows/flow-store.ts)
-    const ids = Array.from({ length: 12 }, (_, i) => `outbox-req-${i}`);
+    const ids = Array.from({ length: 12 }, (_, i) => `${prefix}-${i}`);
     const flows = await Promise.all(
       ids.map(async (requestId, i) => {
         const r = await call<{ id: string }>(t.url, 'POST', '/v1/flows', {
@@ -144,6 +167,11 @@ describe('outbox rows by subscription', () => {
       expect(rows.length).toBeGreaterThanOrEqual(4);
       expect(rows.map((r) => r.request_id)).toEqual(rows.map(() => requestId));
     }
+  }
+
+  it('keeps on each event the request id of the flow that caused it, when concurrent flows share one statement', async () => {
+    // an endpoint of the tenant subscribes (the test above): the events are rows of their own
+    await expectRequestIdsOfConcurrentFlows('outbox-req');
   });
 
   it('writes events already relayed again once the endpoint is disabled', async () => {
@@ -161,5 +189,8 @@ describe('outbox rows by subscription', () => {
     const rows = await eventsOf(flowId);
     expect(rows.length).toBeGreaterThanOrEqual(4);
     expect(rows.every((r) => r.delivered && r.deliveries === 0)).toBe(true);
+    expect(await storageOf(flowId)).toEqual({ sets: [rows.map((r) => r.type)], rows: [] });
+    // in sets too (one a flow, several in one statement)
+    await expectRequestIdsOfConcurrentFlows('outbox-set-req');
   });
 });
