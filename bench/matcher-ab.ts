@@ -8,6 +8,8 @@
 //   BENCH_BEFORE=/path/to/other/dist node dist/bench/matcher-ab.js ab [N]
 //                                             CPU per screen of this build and the other one, alternating blocks
 //                                             of 500 of N negatives (default 40,000) in this process
+//   BENCH_WARM=N                              N negatives screened before timing (default 2,000; 100000 leaves
+//                                             the caches and the heap as bench:matcher's brute-force line finds them)
 //   BENCH_SET=sample with prof or ab          bench:matcher's brute-force sample instead (100 negatives, 100 UN
 //                                             treated; N passes over it, default 50, blocks of one pass), the
 //                                             sample its ≥ 1,000× line is timed on
@@ -56,7 +58,7 @@ log(`${entities.length} entities, ${negatives.length} negatives`);
 /** The warm-up and the timed blocks of prof and ab: the negatives after the first 2,000 in blocks of 500, or passes
  * over the brute-force sample (after the 2,000 negatives and two passes). */
 function workload(): { warm: ScreenSubject[]; blocks: ScreenSubject[][]; unit: string } {
-  const warm = negatives.slice(0, 2000);
+  const warm = negatives.slice(0, Number(process.env.BENCH_WARM ?? 2000));
   const blocks: ScreenSubject[][] = [];
   if (onSample) {
     const { negSample, posSample } = bruteSample(negatives, 200);
