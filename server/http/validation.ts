@@ -81,31 +81,48 @@ export function hasBadText(s: string): boolean {
   return BAD_TEXT.test(s);
 }
 
+/** A value met by the walk below: its location is kept as a link to its parent and built only for an issue (a
+ * location array per value was most of a small body's validation garbage). */
+interface Visit {
+  v: unknown;
+  key: string | number;
+  depth: number;
+  parent: Visit | undefined;
+}
+const locOf = (n: Visit, key?: string): (string | number)[] => {
+  const loc: (string | number)[] = key === undefined ? [] : [key];
+  for (let at: Visit | undefined = n; at; at = at.parent) loc.push(at.key);
+  return loc.reverse();
+};
+
 /** Issues of the text rule and the depth limit, walked iteratively (so a hostile nesting cannot overflow). */
 export function textIssues(where: Where, value: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const stack: { v: unknown; loc: (string | number)[] }[] = [{ v: value, loc: [where] }];
+  const stack: Visit[] = [{ v: value, key: where, depth: 1, parent: undefined }];
   while (stack.length && issues.length < 20) {
-    const { v, loc } = stack.pop() as { v: unknown; loc: (string | number)[] };
+    const n = stack.pop() as Visit;
+    const { v } = n;
     if (typeof v === 'string') {
-      if (BAD_TEXT.test(v)) issues.push({ loc, msg: TEXT_RULE_MSG, type: 'string_invalid_character' });
+      if (BAD_TEXT.test(v))
+        issues.push({ loc: locOf(n), msg: TEXT_RULE_MSG, type: 'string_invalid_character' });
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
-    if (loc.length > MAX_DEPTH) {
-      issues.push({ loc, msg: `must not nest deeper than ${MAX_DEPTH} levels`, type: 'too_deep' });
+    if (n.depth > MAX_DEPTH) {
+      issues.push({ loc: locOf(n), msg: `must not nest deeper than ${MAX_DEPTH} levels`, type: 'too_deep' });
       continue;
     }
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], loc: [...loc, i] });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, depth: n.depth + 1, parent: n });
       continue;
     }
-    for (const [k, child] of Object.entries(v)) {
+    for (const k in v) {
+      if (!Object.hasOwn(v, k)) continue;
       if (BAD_TEXT.test(k)) {
-        issues.push({ loc: [...loc, k], msg: `the key ${TEXT_RULE_MSG}`, type: 'string_invalid_character' });
+        issues.push({ loc: locOf(n, k), msg: `the key ${TEXT_RULE_MSG}`, type: 'string_invalid_character' });
         continue;
       }
-      stack.push({ v: child, loc: [...loc, k] });
+      stack.push({ v: (v as Record<string, unknown>)[k], key: k, depth: n.depth + 1, parent: n });
     }
   }
   return issues;
