@@ -149,8 +149,13 @@ class IndexView {
     return decoder.decode(this.scratch.subarray(0, len));
   }
 
-  normName(id: number): PreparedName {
-    const s = this.text(this.nameNormBytes, this.nameNormOff[id]!, this.nameNormOff[id + 1]!);
+  /** A name's normalised text as the index stores it: tokens|legal forms|Han, Hangul and kana characters. */
+  normText(id: number): string {
+    return this.text(this.nameNormBytes, this.nameNormOff[id]!, this.nameNormOff[id + 1]!);
+  }
+
+  /** The prepared name of name `id` from its normalised text `s` (normText). */
+  normName(id: number, s: string): PreparedName {
     const bar = s.indexOf('|');
     const bar2 = s.indexOf('|', bar + 1);
     const toks = s.slice(0, bar);
@@ -219,6 +224,16 @@ interface EntityBest {
  */
 export function cannotReach(acc: number, rest: number, restKeys: number, cut: number): boolean {
   return (acc + rest) * (1 + 1e-7 * (restKeys + 1)) < cut;
+}
+
+/** What bestNames computed for one content (and org flag) in a screen: per query name the cheap and the exact
+ * bound (undefined until computed), and the best name score over the query names (−1 until computed) with the index
+ * of the query name that gave it (the first with that score). */
+interface ContentMemo {
+  cheap: number[];
+  exact: number[];
+  score: number;
+  qi: number;
 }
 
 /** Added to a name-score bound before it is tested (floating-point rounding of the two sums). */
@@ -301,16 +316,32 @@ export function openIndex(data: IndexData): Screener {
   const packAt = new Int32Array(Math.max(1, view.nNames)).fill(-1);
   let arena = new Int32Array(1 << 16);
   let arenaLen = 0;
+  // and, for each prepared name, the id of its content (its normalised text and abjad flag, which determine the
+  // prepared name and so every bound and score of it): list names recur across lists and entities, and a screen
+  // bounds and scores each content once (bestNames). Ids come from a counter that never restarts, so an id never
+  // stands for two contents, even when the cache is cleared during a screen
+  const contentOf = new Int32Array(Math.max(1, view.nNames));
+  const contentIds = new Map<string, number>();
+  let nextContent = 0;
   const candidate = (id: number): PreparedName => {
     let p = preparedCache[id];
     if (p === undefined) {
-      p = view.normName(id);
+      const text = view.normText(id);
+      p = view.normName(id, text);
       if (preparedCount >= PREPARED_CACHE_MAX) {
         preparedCache.fill(undefined);
         packAt.fill(-1);
+        contentIds.clear();
         preparedCount = 0;
         arenaLen = 0;
       }
+      const key = p.abjad ? `${text}|abjad` : text;
+      let cid = contentIds.get(key);
+      if (cid === undefined) {
+        cid = nextContent++;
+        contentIds.set(key, cid);
+      }
+      contentOf[id] = cid;
       preparedCache[id] = p;
       preparedCount++;
       if (arenaLen + p.packed.length > arena.length) {
@@ -674,11 +705,21 @@ export function openIndex(data: IndexData): Screener {
     const below = belowFloor(options, minThreshold);
     const floor = nameFloor(options, minThreshold);
     const qs = queries.map((q) => prepared(q, sk.kind));
+    // the bounds and scores of each content (contentOf) and org flag met in this screen: a name with the content
+    // of an earlier candidate takes its values instead of computing them again (they are the same numbers, and the
+    // decisions below are taken as before)
+    const memo = new Map<number, ContentMemo>();
     for (const id of cands) {
       const e = view.nameEntity[id]!;
       const schema = ENTITY_SCHEMAS[view.entSchema[e]!]!;
       const org = sk.org || (subject.type === undefined && ORG_SCHEMAS.has(schema));
       const cand = candidate(id);
+      const memoKey = contentOf[id]! * 2 + (org ? 1 : 0);
+      let m = memo.get(memoKey);
+      if (m === undefined) {
+        m = { cheap: [], exact: [], score: -1, qi: 0 };
+        memo.set(memoKey, m);
+      }
       const weakName = view.nameKind[id] === WEAK_KIND;
       const prev = best.get(e);
       if (bounded && !identEntities.has(e)) {
@@ -689,23 +730,39 @@ export function openIndex(data: IndexData): Screener {
         const prevScore = prev === undefined ? Number.NEGATIVE_INFINITY : prev.score;
         const at = packAt[id]!;
         let ub = 0;
-        for (const q of qs) {
-          let b = cheapBound(q.packed, 0, arena, at, org);
-          if (b >= exactFrom && scoreBound(b, weakName) > prevScore) b = exactBound(q, cand, arena, at, org);
+        for (let qi = 0; qi < qs.length; qi++) {
+          const q = qs[qi]!;
+          let b = m.cheap[qi];
+          if (b === undefined) {
+            b = cheapBound(q.packed, 0, arena, at, org);
+            m.cheap[qi] = b;
+          }
+          if (b >= exactFrom && scoreBound(b, weakName) > prevScore) {
+            let x = m.exact[qi];
+            if (x === undefined) {
+              x = exactBound(q, cand, arena, at, org);
+              m.exact[qi] = x;
+            }
+            b = x;
+          }
           if (b > ub) ub = b;
         }
         const sb = scoreBound(ub, weakName);
         if (below(sb) || sb <= prevScore) continue;
       }
-      let s = 0;
-      let qBest = queries[0]?.shown ?? subject.name;
-      for (let qi = 0; qi < qs.length; qi++) {
-        const v = nameSimilarity(qs[qi]!, cand, org);
-        if (v > s) {
-          s = v;
-          qBest = queries[qi]!.shown;
+      if (m.score < 0) {
+        let v0 = 0;
+        for (let qi = 0; qi < qs.length; qi++) {
+          const v = nameSimilarity(qs[qi]!, cand, org);
+          if (v > v0) {
+            v0 = v;
+            m.qi = qi;
+          }
         }
+        m.score = v0;
       }
+      let s = m.score;
+      const qBest = queries[m.qi]?.shown ?? subject.name;
       if (weakName) s = Math.max(0, s - WEAK_ALIAS_PENALTY);
       if (!prev || s > prev.score) best.set(e, { entity: e, name: id, score: s, query: qBest });
     }

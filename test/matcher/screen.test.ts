@@ -232,6 +232,32 @@ describe('index', () => {
     ]);
   });
 
+  it('scores a name shared by several entities as each of them alone would', () => {
+    // one content (normalised text) in a company, a person and as a weak alias: bestNames computes its bounds and
+    // score once per content and org flag, so the organisation rules and the weak discount must still apply apart
+    const shared = [
+      ent('c', 'Company', ['Acme Star']),
+      ent('p', 'Person', ['Acme Star']),
+      ent('w', 'Person', ['Jon Doe', { value: 'Acme Star', kind: 'weak' }]),
+    ];
+    const o = opts({ min_score: 0.3, policy: resolvePolicy({ include_weak_aliases: true }) });
+    const scores = (entities: Entity[], q: ScreenSubject): Record<string, number> =>
+      Object.fromEntries(
+        openIndex(buildIndex(entities, 'v1'))
+          .screen(q, o)
+          .matches.map((m) => [m.entity_id, m.score]),
+      );
+    for (const name of ['Acme Star Trading', 'Acme Star', 'Akme Starr']) {
+      const together = scores(shared, { name });
+      const alone = Object.assign({}, ...shared.map((e) => scores([e], { name })));
+      expect(Object.keys(together).length).toBe(3);
+      expect(together).toEqual(alone);
+    }
+    const t = scores(shared, { name: 'Acme Star Trading' });
+    expect(t['us_ofac_sdn:c']).not.toBe(t['us_ofac_sdn:p']);
+    expect(t['us_ofac_sdn:w']).toBeLessThan(t['us_ofac_sdn:p']!);
+  });
+
   it('handles an empty index', () => {
     const s = openIndex(buildIndex([], 'empty'));
     expect(s.screen({ name: 'Anyone' }, opts()).matches).toEqual([]);
