@@ -209,7 +209,11 @@ function prepared(q: QueryName, kind: KindInfo['kind']): PreparedName {
 interface EntityBest {
   entity: number;
   name: number;
+  /** the name's contribution to the entity's score: its name score weighted, less the weighted weak-alias discount
+   * for a weak alias (nameTerms) */
   score: number;
+  /** the name score itself */
+  nameScore: number;
   query: string;
 }
 
@@ -238,23 +242,43 @@ interface ContentMemo {
 
 /** Added to a name-score bound before it is tested (floating-point rounding of the two sums). */
 const BOUND_MARGIN = 1e-9;
-/** A weak alias's discount (features.ts) as a penalty on its name score, for choosing an entity's best name and
- * bounding it (toMatches adds it back: combine applies the discount once, as a feature). */
-const WEAK_ALIAS_PENALTY = -WEAK_ALIAS_DISCOUNT;
 
-/** A name-score bound (nameSimilarityBound) as a bound of the score bestNames keeps for the name: the margin covers
- * rounding (the bound and the score add the same terms in another order), a weak alias carries its penalty. */
-function scoreBound(bound: number, weak: boolean): number {
-  return weak ? Math.max(0, bound + BOUND_MARGIN - WEAK_ALIAS_PENALTY) : bound + BOUND_MARGIN;
+/** How a name enters its entity's score (combine in features.ts): its name score times the name weight, less, for a
+ * weak alias, the weak-alias discount times its weight. bestNames keeps per entity the name with the largest such
+ * term (the other features are the entity's, the same for each of its names), so the choice and the bounds follow
+ * the weights in force: with a fixed penalty in name-score units a weak alias could be preferred to (or dropped for)
+ * a name that gives a higher score, or an entity dropped below the floor that would have passed it. */
+interface NameTerms {
+  wName: number;
+  /** the weighted discount of a weak alias, as a penalty (≥ 0 for weights ≥ 0) */
+  weakPenalty: number;
 }
 
-/** The test, for one screen's policy and threshold, of whether an entity whose best name scores `score` cannot reach `minThreshold` even with the largest bonus
- * the features give (an exact date of birth and a matching country): it is not a match unless an identifier
- * reached it. While the name weight is ≥ 0 it is non-increasing in `score`: it then holds for every score below a
- * bound it holds for (nameWeightMonotone). */
-function belowFloor(options: ScreenOptions, minThreshold: number): (score: number) => boolean {
-  const { wName, maxBonus } = floorTerms(options);
-  return (score) => score * wName + maxBonus < minThreshold;
+function nameTerms(options: ScreenOptions): NameTerms {
+  const weights = options.policy.feature_weights;
+  return { wName: weights['name'] ?? 1, weakPenalty: -WEAK_ALIAS_DISCOUNT * (weights['weak_alias'] ?? 1) };
+}
+
+/** The term a name with `nameScore` adds to its entity's score. */
+function nameTerm(t: NameTerms, nameScore: number, weak: boolean): number {
+  const v = nameScore * t.wName;
+  return weak ? v - t.weakPenalty : v;
+}
+
+/** A name-score bound (nameSimilarityBound) as a bound of the name's term (nameTerm): the margin covers rounding
+ * (the bound and the score add the same terms in another order); with the name weight ≥ 0 (nameWeightMonotone)
+ * every operation after it is monotone, so the term of a score below the bound stays below the bound's. */
+function scoreBound(t: NameTerms, bound: number, weak: boolean): number {
+  return nameTerm(t, bound + BOUND_MARGIN, weak);
+}
+
+/** The test, for one screen's policy and threshold, of whether an entity whose best name's term (nameTerm) is `term`
+ * cannot reach `minThreshold` even with the largest bonus the features give (an exact date of birth and a matching
+ * country): it is not a match unless an identifier reached it. It is non-increasing in `term`: it holds for every
+ * term below a bound it holds for. */
+function belowFloor(options: ScreenOptions, minThreshold: number): (term: number) => boolean {
+  const { maxBonus } = floorTerms(options);
+  return (term) => term + maxBonus < minThreshold;
 }
 
 /** The name weight and the largest bonus the features give (belowFloor's terms). */
@@ -703,7 +727,10 @@ export function openIndex(data: IndexData): Screener {
     const best = new Map<number, EntityBest>();
     const bounded = nameWeightMonotone(options);
     const below = belowFloor(options, minThreshold);
+    const terms = nameTerms(options);
     const floor = nameFloor(options, minThreshold);
+    // the name score from which a weak alias's term can pass the floor (where its bound is worth tightening)
+    const weakFloor = floor + (terms.wName > 0 ? terms.weakPenalty / terms.wName : 0);
     const qs = queries.map((q) => prepared(q, sk.kind));
     // the bounds and scores of each content (contentOf) and org flag met in this screen: a name with the content
     // of an earlier candidate takes its values instead of computing them again (they are the same numbers, and the
@@ -726,7 +753,7 @@ export function openIndex(data: IndexData): Screener {
         // nameSimilarityBound in two calls: the cheap pass from the arena, the exact pass where the cheap one does
         // not rule the name out. A name is ruled out when its bound cannot pass toMatches' first test, or cannot
         // beat its entity's best name so far (only a higher score replaces it)
-        const exactFrom = (weakName ? floor + WEAK_ALIAS_PENALTY : floor) - BOUND_MARGIN;
+        const exactFrom = (weakName ? weakFloor : floor) - BOUND_MARGIN;
         const prevScore = prev === undefined ? Number.NEGATIVE_INFINITY : prev.score;
         const at = packAt[id]!;
         let ub = 0;
@@ -737,7 +764,7 @@ export function openIndex(data: IndexData): Screener {
             b = cheapBound(q.packed, 0, arena, at, org);
             m.cheap[qi] = b;
           }
-          if (b >= exactFrom && scoreBound(b, weakName) > prevScore) {
+          if (b >= exactFrom && scoreBound(terms, b, weakName) > prevScore) {
             let x = m.exact[qi];
             if (x === undefined) {
               x = exactBound(q, cand, arena, at, org);
@@ -747,7 +774,7 @@ export function openIndex(data: IndexData): Screener {
           }
           if (b > ub) ub = b;
         }
-        const sb = scoreBound(ub, weakName);
+        const sb = scoreBound(terms, ub, weakName);
         if (below(sb) || sb <= prevScore) continue;
       }
       if (m.score < 0) {
@@ -761,10 +788,10 @@ export function openIndex(data: IndexData): Screener {
         }
         m.score = v0;
       }
-      let s = m.score;
+      const s = nameTerm(terms, m.score, weakName);
       const qBest = queries[m.qi]?.shown ?? subject.name;
-      if (weakName) s = Math.max(0, s - WEAK_ALIAS_PENALTY);
-      if (!prev || s > prev.score) best.set(e, { entity: e, name: id, score: s, query: qBest });
+      if (!prev || s > prev.score)
+        best.set(e, { entity: e, name: id, score: s, nameScore: m.score, query: qBest });
     }
 
     return best;
@@ -792,12 +819,11 @@ export function openIndex(data: IndexData): Screener {
       if (!ident && below(b.score)) continue;
       const m = meta(b.entity);
       const weak = view.nameKind[b.name] === WEAK_KIND;
-      const nameScore = weak ? b.score + WEAK_ALIAS_PENALTY : b.score;
       const identifier =
         ident &&
         m.identifiers.some((i) => identValues.includes(i.value.toUpperCase().replace(/[^A-Z0-9]/g, '')));
       const combined = combine(
-        nameScore,
+        b.nameScore,
         {
           dob: dobFeature(subject.date_of_birth, m.birth_dates),
           country: countryFeature(sCountries, [...m.nationalities, ...m.countries]),
