@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Entity } from '../../ingest/entity.js';
 import { buildIndex, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
 import { cannotReach } from '../../matcher/screen.js';
+import { personEntity } from '../helpers/entities.js';
 
 /** A deterministic generator (xorshift32) in [0, 1). */
 function rng(seed: number): () => number {
@@ -60,20 +61,7 @@ describe('cannotReach (retrieval early stop)', () => {
 });
 
 describe('screen with retrieval stopping early', () => {
-  const person = (id: string, name: string): Entity => ({
-    entity_id: `us_ofac_sdn:${id}`,
-    source: 'us_ofac_sdn',
-    source_id: id,
-    schema: 'Person',
-    names: [{ value: name, kind: 'primary' }],
-    birth_dates: [],
-    birth_places: [],
-    countries: [],
-    nationalities: [],
-    identifiers: [],
-    programs: [],
-    datasets: ['sanctions'],
-  });
+  const person = (id: string, name: string): Entity => personEntity('us_ofac_sdn', id, name);
   const others = [
     ...'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron'.split(' '),
     ...'pi rho sigma tau upsilon phi chi psi omega mercury venus earth mars jupiter saturn'.split(' '),
