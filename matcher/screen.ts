@@ -567,18 +567,16 @@ export function openIndex(data: IndexData): Screener {
     // each walked key's add, and (rest) the sum of the adds of the walked keys after it, for the early stop
     if (keyAdd.length < found.length) keyAdd = new Float64Array(found.length * 2);
     let anyIdent = false;
+    let rest = 0;
+    let restKeys = 0;
     for (let fi = 0; fi < found.length; fi++) {
       const f = found[fi]!;
       keyAdd[fi] = walked[fi] ? f.w * Math.log(1 + N / f.df) : 0;
-      if (walked[fi] && f.ident) anyIdent = true;
+      if (!walked[fi]) continue;
+      if (f.ident) anyIdent = true;
+      rest += keyAdd[fi]!;
+      restKeys++;
     }
-    let rest = 0;
-    let restKeys = 0;
-    for (let fi = 0; fi < found.length; fi++)
-      if (walked[fi]) {
-        rest += keyAdd[fi]!;
-        restKeys++;
-      }
     // hot loop: typed arrays in locals
     const postings = view.postings;
     const postOff = view.postOff;

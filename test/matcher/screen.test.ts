@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  AML_DATASETS,
-  type AmlDataset,
-  type Entity,
-  type EntityName,
-  type EntitySchema,
-} from '../../ingest/entity.js';
+import { AML_DATASETS, type AmlDataset, type Entity } from '../../ingest/entity.js';
 import {
   buildIndex,
   DEFAULT_POLICY,
@@ -18,32 +12,7 @@ import {
   type ScreenSubject,
   serializeIndex,
 } from '../../matcher/index.js';
-
-function ent(
-  id: string,
-  schema: EntitySchema,
-  names: (string | EntityName)[],
-  extra: Partial<Entity> = {},
-): Entity {
-  const source = extra.source ?? 'us_ofac_sdn';
-  return {
-    entity_id: `${source}:${id}`,
-    source,
-    source_id: id,
-    schema,
-    names: names.map((n, i) =>
-      typeof n === 'string' ? { value: n, kind: i === 0 ? 'primary' : 'alias' } : n,
-    ),
-    birth_dates: [],
-    birth_places: [],
-    countries: [],
-    nationalities: [],
-    identifiers: [],
-    programs: ['SDGT'],
-    datasets: ['sanctions'],
-    ...extra,
-  };
-}
+import { listedEntity as ent } from '../helpers/entities.js';
 
 const ENTITIES: Entity[] = [
   ent('1', 'Person', ['PUTIN, Vladimir Vladimirovich', 'Владимир Путин'], {

@@ -3,7 +3,7 @@
 // weights in force (the policy allows each in [0, 10]): a weak alias weighs `weak_alias` × its discount against
 // `name` × the name score, so a fixed penalty in name-score units lost matches or reported a weaker name.
 import { describe, expect, it } from 'vitest';
-import type { Entity, EntityName, EntitySchema } from '../../ingest/entity.js';
+import type { Entity, EntityName } from '../../ingest/entity.js';
 import {
   buildIndex,
   openIndex,
@@ -11,24 +11,7 @@ import {
   type ScreenOptions,
   type ScreenSubject,
 } from '../../matcher/index.js';
-
-function ent(id: string, schema: EntitySchema, names: EntityName[], extra: Partial<Entity> = {}): Entity {
-  return {
-    entity_id: `us_ofac_sdn:${id}`,
-    source: 'us_ofac_sdn',
-    source_id: id,
-    schema,
-    names,
-    birth_dates: [],
-    birth_places: [],
-    countries: [],
-    nationalities: [],
-    identifiers: [],
-    programs: ['SDGT'],
-    datasets: ['sanctions'],
-    ...extra,
-  };
-}
+import { listedEntity as ent } from '../helpers/entities.js';
 
 const primary = (value: string): EntityName => ({ value, kind: 'primary' });
 const alias = (value: string): EntityName => ({ value, kind: 'alias' });
