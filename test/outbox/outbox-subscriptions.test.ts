@@ -107,6 +107,27 @@ describe('outbox rows by subscription', () => {
     await expectCatalogueEvents(t.app.sql);
   });
 
+  it("stores a payload equal to an earlier event's of the flow once, and reads every event with its payload", async () => {
+    const flowId = await syncFlow();
+    const [stored] = await t.app.sql<{ events: { type: string; payload?: unknown; p?: number }[] }[]>`
+      select events from outbox_sets where flow_id = ${flowId}`;
+    const events = stored?.events ?? [];
+    const created = events.findIndex((e) => e.type === 'flow.created');
+    expect(
+      events.filter((e) => e.type.startsWith('flow.')).map((e) => [e.type, e.payload === undefined, e.p]),
+    ).toEqual([
+      ['flow.created', false, undefined],
+      ['flow.completed', true, created],
+      ['flow.decided', true, created],
+    ]);
+    const read = await t.app.sql<{ type: string; payload: { flow_id: string; status: string } }[]>`
+      select type, payload from outbox_events where resource_id = ${flowId} order by seq`;
+    expect(read.map((r) => r.type)).toEqual(['flow.created', 'flow.completed', 'flow.decided']);
+    for (const r of read) expect(r.payload).toEqual(events[created]?.payload);
+    expect(read[0]?.payload.flow_id).toBe(flowId);
+    await expectCatalogueEvents(t.app.sql);
+  });
+
   it('leaves subscribed events to the relay, which delivers them, and writes the others already relayed', async () => {
     const ep = await call(t.url, 'POST', '/v1/webhook_endpoints', {
       token: tenant.secret_key,
