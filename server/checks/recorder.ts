@@ -322,7 +322,16 @@ async function writeAlertsAndEvents(tx: Tx, written: readonly CheckRecord[]): Pr
  * alone or as a data-modifying CTE of a larger statement (the flow graph). The memory refreshes an alert at most
  * once per call (decideAlerts), so no alert appears twice. */
 export function refreshAlertsStatement(sql: Sql, refreshes: readonly AlertRefresh[]) {
-  const rows = refreshes.map((f) => ({ alert_id: f.alert_id, evidence: f.evidence }));
+  return refreshAlertsOf(sql, refreshValues(refreshes));
+}
+
+/** The one parameter of refreshAlertsStatement. */
+export function refreshValues(refreshes: readonly AlertRefresh[]): { alert_id: string; evidence: unknown }[] {
+  return refreshes.map((f) => ({ alert_id: f.alert_id, evidence: f.evidence }));
+}
+
+/** refreshAlertsStatement of given values. */
+export function refreshAlertsOf(sql: Sql, rows: ReturnType<typeof refreshValues>) {
   return sql`
     update alerts set evidence = r.evidence, updated_at = now()
     from jsonb_to_recordset(${json(sql, rows)}) as r (alert_id uuid, evidence jsonb)

@@ -4,11 +4,18 @@ import {
   CHECK_COLUMNS,
   type CheckInsert,
   type CheckRecord,
-  refreshAlertsStatement,
+  refreshAlertsOf,
+  refreshValues,
 } from '../checks/recorder.js';
 import { insertRowsStatement } from '../db/bulk-insert.js';
-import type { Sql } from '../db/sql.js';
-import { type FlowEventSet, type OutboxRow, outboxInserts } from '../outbox/outbox.js';
+import { json, type Sql } from '../db/sql.js';
+import {
+  type FlowEventSet,
+  type OutboxRow,
+  type OutboxValues,
+  outboxInsertsOf,
+  outboxValues,
+} from '../outbox/outbox.js';
 import type { FlowRow } from './flow-model.js';
 
 /** The columns a new flow writes in each table (the others take their defaults). */
@@ -147,6 +154,49 @@ function writerFor(sql: Sql): FlowGraphWriter {
   return w;
 }
 
+/** The values of one graph statement, each table's rows one parameter. */
+interface GraphValues {
+  applicants: ApplicantInsert[];
+  flows: FlowInsert[];
+  checks: CheckInsert[];
+  alerts: CheckRecord['alerts'];
+  refreshes: ReturnType<typeof refreshValues>;
+  outbox: OutboxValues;
+  audits: AuditInsert[];
+}
+
+/** The statement's parameters in the order their placeholders appear in graphStatement's text ($1…$8). */
+const paramsOf = (sql: Sql, v: GraphValues) =>
+  [v.applicants, v.flows, v.checks, v.alerts, v.refreshes, v.outbox.sets, v.outbox.rows, v.audits].map((x) =>
+    json(sql, x),
+  );
+
+// the checks come back as what the database adds to them (seq, created_at, completed_at: the trigger keeps it not
+// before created_at), not as whole rows: the rest is what was just sent
+type GraphRow = FlowRow & { check_rows: [string, string, string, string | null][] };
+
+function graphStatement(sql: Sql, v: GraphValues) {
+  return sql<GraphRow[]>`
+    with a as ( ${insertRowsStatement(sql, 'applicants', APPLICANT_COLUMNS, v.applicants)} ),
+    f as ( ${insertRowsStatement(sql, 'flows', FLOW_COLUMNS, v.flows)} returning * ),
+    c as ( ${insertRowsStatement(sql, 'checks', CHECK_COLUMNS, v.checks)}
+      returning id, flow_id, seq, created_at, completed_at ),
+    al as ( ${insertRowsStatement(sql, 'alerts', ALERT_COLUMNS, v.alerts)} ),
+    rf as ( ${refreshAlertsOf(sql, v.refreshes)} ),
+    ${outboxInsertsOf(sql, v.outbox)},
+    au as ( ${insertRowsStatement(sql, 'audit_log', AUDIT_COLUMNS, v.audits)} )
+    select f.*, coalesce(cc.check_rows, '[]') as check_rows
+    from f left join (
+      select c.flow_id,
+        json_agg(json_build_array(c.id, c.seq::text, c.created_at, c.completed_at) order by c.seq) as check_rows
+      from c group by c.flow_id
+    ) cc on cc.flow_id = f.id`;
+}
+
+/** graphStatement's text, the same whatever the values: postgres.js builds it from its fragments once (a describe),
+ * not at each execution. */
+let graphText: Promise<string> | undefined;
+
 /** One statement for many graphs: applicants, flows, checks, alerts, alert refreshes, outbox events and audit rows
  * become visible together or not at all. Its text is the same whatever the number of graphs and rows (each table's
  * rows travel as one JSON parameter; a table without rows inserts nothing), so each connection prepares it once and
@@ -156,36 +206,34 @@ async function writeGraphs(
   batch: PendingGraph[],
 ): Promise<{ flow: FlowRow; checks: CheckRow[] }[]> {
   const graphs = batch.map((b) => b.parts);
-  const flows = graphs.map((g) => g.flow);
   const records = graphs.flatMap((g) => g.checks);
-  const applicants = graphs.map((g) => g.applicant);
-  const checks = records.map((r) => r.check);
-  const alerts = records.flatMap((r) => r.alerts);
-  const audits = graphs.flatMap((g) => (g.audit ? [g.audit] : []));
   const events = eventsOf(graphs);
-  // the checks come back as what the database adds to them (seq, created_at, completed_at: the trigger keeps it
-  // not before created_at), not as whole rows: the rest is what was just sent
-  const rows = await sql<(FlowRow & { check_rows: [string, string, string, string | null][] })[]>`
-    with a as ( ${insertRowsStatement(sql, 'applicants', APPLICANT_COLUMNS, applicants)} ),
-    f as ( ${insertRowsStatement(sql, 'flows', FLOW_COLUMNS, flows)} returning * ),
-    c as ( ${insertRowsStatement(sql, 'checks', CHECK_COLUMNS, checks)}
-      returning id, flow_id, seq, created_at, completed_at ),
-    al as ( ${insertRowsStatement(sql, 'alerts', ALERT_COLUMNS, alerts)} ),
-    rf as ( ${refreshAlertsStatement(
-      sql,
-      records.flatMap((r) => r.refreshes),
-    )} ),
-    ${outboxInserts(sql, events.rows, events.sets)},
-    au as ( ${insertRowsStatement(sql, 'audit_log', AUDIT_COLUMNS, audits)} )
-    select f.*, coalesce(cc.check_rows, '[]') as check_rows
-    from f left join (
-      select c.flow_id,
-        json_agg(json_build_array(c.id, c.seq::text, c.created_at, c.completed_at) order by c.seq) as check_rows
-      from c group by c.flow_id
-    ) cc on cc.flow_id = f.id`;
-  const sent = new Map(checks.map((c) => [c.id, c]));
+  const v: GraphValues = {
+    applicants: graphs.map((g) => g.applicant),
+    flows: graphs.map((g) => g.flow),
+    checks: records.map((r) => r.check),
+    alerts: records.flatMap((r) => r.alerts),
+    refreshes: refreshValues(records.flatMap((r) => r.refreshes)),
+    outbox: outboxValues(events.rows, events.sets),
+    audits: graphs.flatMap((g) => (g.audit ? [g.audit] : [])),
+  };
+  if (!graphText) {
+    const described = graphStatement(sql, v)
+      .describe()
+      .then((d) => {
+        if (d.types.length !== 8)
+          throw new Error(`flow graph statement has ${d.types.length} parameters, not 8`);
+        return d.string;
+      });
+    graphText = described;
+    described.catch(() => {
+      if (graphText === described) graphText = undefined;
+    });
+  }
+  const rows = await sql.unsafe<GraphRow[]>(await graphText, paramsOf(sql, v), { prepare: true });
+  const sent = new Map(v.checks.map((c) => [c.id, c]));
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return flows.map((f) => {
+  return v.flows.map((f) => {
     const row = byId.get(f.id as string);
     if (!row) throw new Error('flow insert returned nothing');
     const { check_rows, ...flow } = row;
