@@ -34,6 +34,7 @@ import {
   nameSimilarity,
   type PreparedName,
   prepareNormalized,
+  retainedCopy,
   tokenWeight,
 } from './score.js';
 import type { IndexData, Match, ScreenOptions, ScreenResult, ScreenSubject } from './types.js';
@@ -351,7 +352,8 @@ export function openIndex(data: IndexData): Screener {
     let p = preparedCache[id];
     if (p === undefined) {
       const text = view.normText(id);
-      p = view.normName(id, text);
+      // a copy from retainedCopy's own allocation sites: prepareNormalized's stay those of short-lived names
+      p = retainedCopy(view.normName(id, text));
       if (preparedCount >= PREPARED_CACHE_MAX) {
         preparedCache.fill(undefined);
         packAt.fill(-1);

@@ -9,6 +9,7 @@ import {
   nameSimilarityBound,
   type PreparedName,
   prepareName,
+  retainedCopy,
   SCORE_PARAMS,
 } from '../../matcher/score.js';
 import { sharedPath } from '../helpers/shared-data.js';
@@ -164,5 +165,21 @@ describe('token similarities memoised on the query name', () => {
     expect(nameSimilarity(prepareName('Lena Park'), prepareName('レナ・パク'), false)).toBeGreaterThan(
       nameSimilarity(prepareName('Lena Park'), prepareName('Rena Park'), false),
     );
+  });
+});
+
+describe('retainedCopy', () => {
+  it('copies every field of a prepared name, arrays included, and scores as the original', () => {
+    for (const raw of ['Vladimir Vladimirovich Putin', 'Bank Melli Iran PJSC', '金正恩', 'محمد حسين']) {
+      const p = prepareName(raw);
+      const c = retainedCopy(p);
+      expect(c).toEqual(p);
+      expect(Object.keys(c).sort()).toEqual(Object.keys(p).sort());
+      for (const k of Object.keys(p) as (keyof PreparedName)[])
+        if (typeof p[k] === 'object' && p[k] !== undefined) expect(c[k]).not.toBe(p[k]);
+      expect(nameSimilarity(prepareName('Putin Vladimir'), c, false)).toBe(
+        nameSimilarity(prepareName('Putin Vladimir'), p, false),
+      );
+    }
   });
 });
