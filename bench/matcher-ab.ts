@@ -8,6 +8,8 @@
 //   BENCH_BEFORE=/path/to/other/dist node dist/bench/matcher-ab.js ab [N]
 //                                             CPU per screen of this build and the other one, alternating blocks
 //                                             of 500 of N negatives (default 40,000) in this process
+//                                             (one heap for both: blind to what a change does to the garbage
+//                                             collector's work, e.g. pretenuring; compare separate processes then)
 //   BENCH_WARM=N                              N negatives screened before timing (default 2,000; 100000 leaves
 //                                             the caches and the heap as bench:matcher's brute-force line finds them)
 //   BENCH_SET=sample with prof or ab          bench:matcher's brute-force sample instead (100 negatives, 100 UN
