@@ -95,24 +95,55 @@ function cpuSeconds(path: string): number | undefined {
   }
 }
 
-/** CPU seconds of a process's matcher threads (named MATCHER_THREAD_NAME by matcher/worker.ts). */
-function matcherThreadsCpu(pid: number): number {
-  let total = 0;
+/** The ids of a process's matcher threads (named MATCHER_THREAD_NAME by matcher/worker.ts). */
+function matcherTids(pid: number): string[] {
   let tids: string[] = [];
   try {
     tids = readdirSync(`/proc/${pid}/task`);
   } catch {
+    return [];
+  }
+  return tids.filter((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === MATCHER_THREAD_NAME;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** CPU seconds of a process's matcher threads. */
+function matcherThreadsCpu(pid: number): number {
+  return matcherTids(pid).reduce((s, tid) => s + (cpuSeconds(`/proc/${pid}/task/${tid}/stat`) ?? 0), 0);
+}
+
+/** A thread's voluntary context switches: each time it blocked (waited for a message, a socket, a futex) and was
+ * woken again, so per request it counts the wake-ups that request cost the thread. */
+function wakeUps(pid: number, tid: number | string): number {
+  try {
+    const m = /^voluntary_ctxt_switches:\s*(\d+)$/m.exec(
+      readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'),
+    );
+    return Number(m?.[1] ?? 0);
+  } catch {
     return 0;
   }
-  for (const tid of tids) {
-    try {
-      if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() !== MATCHER_THREAD_NAME) continue;
-    } catch {
-      continue;
-    }
-    total += cpuSeconds(`/proc/${pid}/task/${tid}/stat`) ?? 0;
+}
+
+/** Wake-ups of a process's matcher threads (voluntary context switches, summed). */
+function matcherWakeUps(pid: number): number {
+  return matcherTids(pid).reduce((s, tid) => s + wakeUps(pid, tid), 0);
+}
+
+/** A process's resident set now and at its peak (VmRSS, VmHWM), MB. */
+function rssMb(pid: number): { now: number; peak: number } {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s*(\\d+) kB$`, 'm').exec(s)?.[1] ?? 0);
+    return { now: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return { now: 0, peak: 0 };
   }
-  return total;
 }
 
 /** Time a thread has spent runnable but waiting for a CPU (the run queue), seconds: field 2 of
@@ -161,6 +192,10 @@ interface ProcSnap {
   tasks: number;
   /** main thread's time in the run queue, s */
   mainWait: number;
+  /** voluntary context switches of the main thread and of the matcher threads */
+  mainWakes: number;
+  matcherWakes: number;
+  rss: { now: number; peak: number };
   gc: Record<GcKind, { n: number; s: number }>;
 }
 
@@ -212,7 +247,7 @@ export interface PhaseCost {
   /** per server process: its main thread's time waiting for a CPU, ms per request; its main thread's garbage
    * collections (scavenges = minor, mark-compacts = major, incremental marking steps) per 1,000 requests and their
    * mean pause, ms */
-  sched: Record<string, { main_wait_ms: number }>;
+  sched: Record<string, { main_wait_ms: number; main_wakes: number; matcher_wakes: number; rss_mb: string }>;
   gc: Record<string, Record<GcKind, { per_1000: number; mean_ms: number }>>;
 }
 
@@ -265,6 +300,9 @@ export class CostProbe {
           screens: metric(text, 'matcher_screens_total'),
           tasks: metric(text, 'matcher_tasks_total'),
           mainWait: runQueueSeconds(`/proc/${p.pid}/task/${p.pid}/schedstat`) ?? 0,
+          mainWakes: wakeUps(p.pid, p.pid),
+          matcherWakes: matcherWakeUps(p.pid),
+          rss: rssMb(p.pid),
           gc: gcTotals(text),
         };
       }),
@@ -437,7 +475,13 @@ export class CostProbe {
     this.procs.forEach((p, i) => {
       const b = before.procs[i] as ProcSnap;
       const a = after.procs[i] as ProcSnap;
-      sched[p.role] = { main_wait_ms: ms(a.mainWait - b.mainWait) };
+      const perReq = (d: number) => Math.round((d / n) * 100) / 100;
+      sched[p.role] = {
+        main_wait_ms: ms(a.mainWait - b.mainWait),
+        main_wakes: perReq(a.mainWakes - b.mainWakes),
+        matcher_wakes: perReq(a.matcherWakes - b.matcherWakes),
+        rss_mb: `${a.rss.now} / ${a.rss.peak}`,
+      };
       gc[p.role] = Object.fromEntries(
         GC_KINDS.map((k) => {
           const count = a.gc[k].n - b.gc[k].n;
@@ -546,6 +590,18 @@ export function costTable(costs: PhaseCost[]): string {
       line(
         `${k} main thread waiting for a CPU (run queue), ms`,
         costs.map((c) => c.sched[k]?.main_wait_ms),
+      ),
+    ),
+    ...keys((c) => c.sched).map((k) =>
+      line(
+        `${k} wake-ups (voluntary context switches), main thread / matcher threads`,
+        costs.map((c) => `${c.sched[k]?.main_wakes} / ${c.sched[k]?.matcher_wakes}`),
+      ),
+    ),
+    ...keys((c) => c.sched).map((k) =>
+      line(
+        `${k} RSS MB after the phase, now / peak (not per request)`,
+        costs.map((c) => c.sched[k]?.rss_mb),
       ),
     ),
     ...keys((c) => c.gc).map((k) =>

@@ -5,6 +5,8 @@
 // (harness.ts openLoad; autocannon's overallRate sends each second's share in a burst at full concurrency).
 //
 // BENCH_SECONDS (10) per run, BENCH_CONNECTIONS (32), BENCH_TOPOLOGY: split (default) or all (one process, every role)
+// BENCH_WARMUP_SECONDS (20): closed-loop flows before the first measured run, so that V8 has optimised the hot code
+// (after 3 s its compiler threads still took 0.36–0.52 ms a flow, after 20 s 0.10–0.14: bench/RESULTS.md)
 // BENCH_OPEN_RATE: the open loop's rate in flows/s (default half the closed loop's), so that two builds compared back
 // to back are measured at the same rate; BENCH_PHASES: the runs to make, of livez,closed,open (default all three; the
 // open loop needs closed or BENCH_OPEN_RATE)
@@ -27,6 +29,7 @@ import {
 } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TOPOLOGY = process.env.BENCH_TOPOLOGY === 'all' ? 'all' : 'split';
 const OPEN_RATE = process.env.BENCH_OPEN_RATE ? Number(process.env.BENCH_OPEN_RATE) : undefined;
@@ -74,7 +77,7 @@ async function main() {
       rate
         ? openLoad(`POST /v1/flows sync, open loop ${rate}/s`, { ...opts, seconds, rate })
         : load('POST /v1/flows sync (all lists)', { ...opts, seconds });
-    await flowLoad(3);
+    await flowLoad(WARMUP_SECONDS);
     const loadBefore = load1();
     // each phase's wall-clock window on stderr, to line up with per-process traces (BENCH_SERVER_NODE_ARGS)
     const timed = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
