@@ -93,13 +93,14 @@ interface PendingGraph {
   reject: (e: unknown) => void;
 }
 
-/** Group commit for flow graphs. With nothing in flight a graph is written at once (no added latency); while
- * MAX_INFLIGHT statements run, graphs arriving meanwhile queue and go together in the next statement, so under load
- * many flows share one statement and one commit. A failed batch is retried graph by graph, so one bad graph fails
- * only its own request. */
+/** Group commit for flow graphs. With nothing in flight a graph is written at once (no added latency); while a
+ * statement runs, graphs arriving meanwhile queue and go together in the next one, sent when it returns, so under load
+ * many flows share one statement and one commit. One in flight, not two: a second statement carried the few flows
+ * that arrived during the first and paid a statement's fixed cost for them (bench/RESULTS.md, 2026-11-23 12:15).
+ * A failed batch is retried graph by graph, so one bad graph fails only its own request. */
 class FlowGraphWriter {
   private static readonly MAX_BATCH = 64;
-  private static readonly MAX_INFLIGHT = 2;
+  private static readonly MAX_INFLIGHT = 1;
   private queue: PendingGraph[] = [];
   private inflight = 0;
   constructor(private readonly sql: Sql) {}
