@@ -173,6 +173,37 @@ function gcTotals(text: string): Record<GcKind, { n: number; s: number }> {
   >;
 }
 
+/** A histogram's cumulative bucket counts (`le` → count), summed over the series whose labels contain `match`. */
+function buckets(text: string, name: string, match = ''): Map<number, number> {
+  const out = new Map<number, number>();
+  const re = new RegExp(`^${name}_bucket\\{([^}]*)\\} ([0-9.eE+-]+)$`, 'gm');
+  for (const m of text.matchAll(re)) {
+    const labels = m[1] as string;
+    if (!labels.includes(match)) continue;
+    const le = /le="([^"]+)"/.exec(labels)?.[1];
+    if (!le) continue;
+    const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
+    out.set(bound, (out.get(bound) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+
+/** The bucket bound under which a quantile of the observations between two snapshots falls, ms ("> last bound" as
+ * Infinity); undefined without observations. */
+function quantileBound(
+  after: Map<number, number>,
+  before: Map<number, number>,
+  q: number,
+): number | undefined {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const total = (after.get(Number.POSITIVE_INFINITY) ?? 0) - (before.get(Number.POSITIVE_INFINITY) ?? 0);
+  if (!total) return undefined;
+  for (const b of bounds) {
+    if ((after.get(b) ?? 0) - (before.get(b) ?? 0) >= q * total) return b * 1000;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
 export interface ServerProc {
   /** all (one process), api or worker */
   role: string;
@@ -196,6 +227,9 @@ interface ProcSnap {
   mainWakes: number;
   matcherWakes: number;
   rss: { now: number; peak: number };
+  /** matcher_screen_duration_seconds (submit to result) and the POST /v1/flows part of http_request_duration_seconds */
+  screenBuckets: Map<number, number>;
+  flowBuckets: Map<number, number>;
   gc: Record<GcKind, { n: number; s: number }>;
 }
 
@@ -248,6 +282,9 @@ export interface PhaseCost {
    * collections (scavenges = minor, mark-compacts = major, incremental marking steps) per 1,000 requests and their
    * mean pause, ms */
   sched: Record<string, { main_wait_ms: number; main_wakes: number; matcher_wakes: number; rss_mb: string }>;
+  /** per server process that served them: p50, p90 and p99 bucket bounds (ms) of a screen's time from submission to
+   * result (queue, hand-off, screen) and of POST /v1/flows as the server timed it */
+  stages: Record<string, { screen: string; flow: string }>;
   gc: Record<string, Record<GcKind, { per_1000: number; mean_ms: number }>>;
 }
 
@@ -304,6 +341,8 @@ export class CostProbe {
           matcherWakes: matcherWakeUps(p.pid),
           rss: rssMb(p.pid),
           gc: gcTotals(text),
+          screenBuckets: buckets(text, 'matcher_screen_duration_seconds'),
+          flowBuckets: buckets(text, 'http_request_duration_seconds', 'route="/v1/flows",method="POST"'),
         };
       }),
     );
@@ -470,6 +509,20 @@ export class CostProbe {
       const g = (q: string) => Math.round(metric(t, `nodejs_eventloop_lag_${q}_seconds`) * 10000) / 10;
       eld[p.role] = { p50: g('p50'), p90: g('p90'), p99: g('p99'), max: g('max') };
     });
+    const stages: PhaseCost['stages'] = {};
+    this.procs.forEach((p, i) => {
+      const b = before.procs[i] as ProcSnap;
+      const a = after.procs[i] as ProcSnap;
+      const pq = (x: Map<number, number>, y: Map<number, number>) => {
+        const p50 = quantileBound(x, y, 0.5);
+        return p50 === undefined
+          ? ''
+          : `≤ ${p50} / ≤ ${quantileBound(x, y, 0.9)} / ≤ ${quantileBound(x, y, 0.99)}`;
+      };
+      const screen = pq(a.screenBuckets, b.screenBuckets);
+      const flow = pq(a.flowBuckets, b.flowBuckets);
+      if (screen || flow) stages[p.role] = { screen, flow };
+    });
     const sched: PhaseCost['sched'] = {};
     const gc: PhaseCost['gc'] = {};
     this.procs.forEach((p, i) => {
@@ -511,6 +564,7 @@ export class CostProbe {
         screens_per_task: screensPerTask,
         eld,
         sched,
+        stages,
         gc,
       },
     };
@@ -602,6 +656,18 @@ export function costTable(costs: PhaseCost[]): string {
       line(
         `${k} RSS MB after the phase, now / peak (not per request)`,
         costs.map((c) => c.sched[k]?.rss_mb),
+      ),
+    ),
+    ...keys((c) => c.stages).map((k) =>
+      line(
+        `${k} POST /v1/flows as the server timed it, p50 / p90 / p99 ms (bucket bounds)`,
+        costs.map((c) => c.stages[k]?.flow),
+      ),
+    ),
+    ...keys((c) => c.stages).map((k) =>
+      line(
+        `${k} a screen from submission to result (queue, hand-off, screen), p50 / p90 / p99 ms (bucket bounds)`,
+        costs.map((c) => c.stages[k]?.screen),
       ),
     ),
     ...keys((c) => c.gc).map((k) =>
