@@ -11,6 +11,7 @@ import type {
 import { authorizeProposalReject, roleAllows } from '../auth/authorize.js';
 import type { OperatorRole, Principal } from '../auth/principal.js';
 import { decodeCursor, page } from '../db/cursor.js';
+import { equalsFilter } from '../db/list-filters.js';
 import { json, type Sql, transaction } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
 import { writeEvent } from '../outbox/outbox.js';
@@ -165,7 +166,7 @@ export async function listAlerts(
   const rows = await sql<AlertViewRow[]>`
     ${VIEW(sql)}
     where al.tenant_id = ${tenantId}
-      ${q.state ? sql`and al.state = ${q.state}` : sql``}
+      ${q.state ? equalsFilter(sql, 'alerts', 'state', q.state, 'al') : sql``}
       ${assignee}
       ${q.check_id ? sql`and al.check_id = ${q.check_id}` : sql``}
       ${q.applicant_id ? sql`and al.applicant_id = ${q.applicant_id}` : sql``}

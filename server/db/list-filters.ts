@@ -10,6 +10,7 @@ export const COMMON_VALUES = {
   flows: { status: 'APPROVED', decision: 'AUTO_APPROVED', type: 'kyc' },
   applicants: { internal_status: 'active' },
   audit_log: { action: 'createFlow' },
+  alerts: { state: 'open' },
 } as const;
 
 type Table = keyof typeof COMMON_VALUES;
@@ -26,10 +27,11 @@ export function equalsFilter<T extends Table>(
   table: T,
   column: keyof (typeof COMMON_VALUES)[T] & string,
   value: string,
+  alias?: string,
 ) {
   const common = COMMON_VALUES[table][column] as string;
-  const name: string = column;
-  // the column and the common value are this module's constants, never input
+  const name: string = alias ? `${alias}.${column}` : column;
+  // the column, the alias and the common value are the callers' constants, never input
   return value === common
     ? sql`and ${sql(name)} = ${value}`
     : sql`and ${sql(name)} = ${value} and ${sql.unsafe(`${name} <> '${common}'`)}`;

@@ -715,6 +715,17 @@ describe('checks listing', () => {
         const plan = await tx.unsafe(`explain execute list_${index}('${acme.id}', '${value}')`);
         expect(JSON.stringify(plan), index).toMatch(new RegExp(`Index (Only )?Scan (using|on) ${index}\\s`));
       }
+      // the alert list names its table `al` (migration 023)
+      const { string } = await tx`
+        select al.* from alerts al where al.tenant_id = ${acme.id} ${equalsFilter(tx, 'alerts', 'state', 'escalated', 'al')}
+        order by al.seq desc limit 51`.describe();
+      await tx.unsafe(`prepare list_alerts_state as ${string}`);
+      const plan = await tx.unsafe(`explain execute list_alerts_state('${acme.id}', 'escalated')`);
+      expect(JSON.stringify(plan)).toMatch(/Index (Only )?Scan (using|on) alerts_tenant_state_seq\s/);
+      const [def] = await tx<
+        { d: string }[]
+      >`select pg_get_indexdef('alerts_tenant_state_seq'::regclass) as d`;
+      expect(def?.d).toMatch(/WHERE \(state <> 'open'::text\)/);
     });
   });
 });
