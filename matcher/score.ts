@@ -97,7 +97,8 @@ export function prepareNormalized(n: NormalizedName): PreparedName {
  * A copy of `p` (arrays included) allocated here, for a prepared name kept across screens (the screener's cache).
  * V8 allocates straight into the old generation from an allocation site most of whose objects survive a
  * scavenge: were cached names allocated by prepareNormalized, every query's prepared names would then be too,
- * short-lived garbage that makes each scavenge and each full collection several times costlier.
+ * short-lived garbage that makes each scavenge and each full collection several times costlier. Its properties
+ * are in prepareNormalized's order, so both make objects of one hidden class (two would make every reader polymorphic).
  */
 export function retainedCopy(p: PreparedName): PreparedName {
   return {
@@ -109,8 +110,8 @@ export function retainedCopy(p: PreparedName): PreparedName {
     joinedSkel: p.joinedSkel,
     legalForms: p.legalForms.slice(),
     cjk: p.cjk,
-    digits: p.digits,
     initials: p.initials,
+    digits: p.digits,
     packed: p.packed.slice(),
     sims: undefined,
   };
