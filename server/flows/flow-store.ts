@@ -166,7 +166,7 @@ interface GraphValues {
   audits: AuditInsert[];
 }
 
-/** The statement's parameters in the order their placeholders appear in graphStatement's text ($1…$8). */
+/** The statement's parameters in the order their placeholders appear in graphStatement's text ($1, $2, …). */
 const paramsOf = (sql: Sql, v: GraphValues) =>
   [v.applicants, v.flows, v.checks, v.alerts, v.refreshes, v.outbox.sets, v.outbox.rows, v.audits].map((x) =>
     json(sql, x),
@@ -218,12 +218,13 @@ async function writeGraphs(
     outbox: outboxValues(events.rows, events.sets),
     audits: graphs.flatMap((g) => (g.audit ? [g.audit] : [])),
   };
+  const params = paramsOf(sql, v);
   if (!graphText) {
     const described = graphStatement(sql, v)
       .describe()
       .then((d) => {
-        if (d.types.length !== 8)
-          throw new Error(`flow graph statement has ${d.types.length} parameters, not 8`);
+        if (d.types.length !== params.length)
+          throw new Error(`flow graph statement has ${d.types.length} parameters, not ${params.length}`);
         return d.string;
       });
     graphText = described;
@@ -231,7 +232,7 @@ async function writeGraphs(
       if (graphText === described) graphText = undefined;
     });
   }
-  const rows = await sql.unsafe<GraphRow[]>(await graphText, paramsOf(sql, v), { prepare: true });
+  const rows = await sql.unsafe<GraphRow[]>(await graphText, params, { prepare: true });
   const sent = new Map(v.checks.map((c) => [c.id, c]));
   const byId = new Map(rows.map((r) => [r.id, r]));
   return v.flows.map((f) => {
