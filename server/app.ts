@@ -25,6 +25,7 @@ import type { DatasetDeps } from './datasets/dataset-store.js';
 import { feedRoutes } from './datasets/feed-routes.js';
 import { startFeedWorkers } from './datasets/feeds.js';
 import { DatasetActivation, startDatasetBuildWorker } from './datasets/lifecycle.js';
+import { startGinPendingMerger } from './db/gin-pending.js';
 import { migrate } from './db/migrate.js';
 import { connectRedis } from './db/redis.js';
 import { connectSql, ensureDatabase, type Pool, PoolSockets } from './db/sql.js';
@@ -409,6 +410,7 @@ async function startWorkers(
   started.push(await startBatchWorker({ sql, bus, pool, metrics, log }));
   started.push(await startMonitorWorkers({ sql, bus, pool, metrics, log }));
   started.push(startOutboxRelay(webhookDeps));
+  started.push(startGinPendingMerger(sql, log));
 }
 
 /** Builds everything (connections, migrations, routes) and never listens. */
