@@ -7,13 +7,14 @@ import type { Sql } from './sql.js';
  * pending list, and merge it into the index when it passes `gin_pending_list_limit` (4 MB) — inside the statement of
  * the insert that crosses it. A sync flow adds ~370 bytes to each trigram index's list, so once every ~11,350 flows
  * one flow graph statement merged both lists in the foreground, and every flow of its group commit (and every flow
- * queued behind it) waited 230–350 ms (bench/RESULTS.md, #14 sync flows, 2026-11-23 16:45). Autovacuum would merge
+ * queued behind it) waited 230–580 ms (bench/RESULTS.md, #14 sync flows, 2026-11-23 16:45). Autovacuum would merge
  * them too, but only past its insert threshold (20 % of the table by default), and not at all where it is off.
  *
  * So the worker processes merge them in the background, on their own connection: every second they read how many
  * rows each table with a GIN index has taken (`pg_stat_user_tables.n_tup_ins`) and merge that table's GIN pending
  * lists once MERGE_AFTER_ROWS rows have arrived since the last merge — about a third of what fills 4 MB, so the
- * list never reaches the limit below ~3× the rate the worker reads at, and no request pays for the merge. Merging
+ * list stays below the limit up to a few thousand flows a second (the counts lag up to ~1 s), and no request pays
+ * for the merge. Merging
  * by rows, not by time: a merge of fewer rows costs more a row (the same keys are updated more often; every 1,400
  * rows cost +15 µs a row of Postgres CPU, every 4,000 rows nothing measurable). `gin_clean_pending_list` does not
  * block inserts (they append to the list meanwhile). Indexes the connection's role does not own are skipped (the
