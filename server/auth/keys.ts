@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export type KeyKind = 'secret' | 'publishable';
 const PREFIX: Record<KeyKind, string> = { secret: 'tnk_', publishable: 'pk_' };
@@ -9,9 +9,10 @@ export function generateKey(kind: KeyKind): { key: string; hash: Buffer; prefix:
   return { key, hash: hashKey(key), prefix: key.slice(0, PREFIX[kind].length + 6) };
 }
 
-/** Keys carry 192 random bits, so one SHA-256 is enough (no slow KDF needed, unlike passwords). */
+/** Keys carry 192 random bits, so one SHA-256 is enough (no slow KDF needed, unlike passwords). One-shot
+ * `crypto.hash` (Node ≥ 20.12): no Hash object a request, about half createHash's cost. */
 export function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  return hash('sha256', key, 'buffer');
 }
 
 export function keyKind(key: string): KeyKind | undefined {

@@ -15,18 +15,22 @@ export const CORS_MAX_AGE_S = 600;
 
 export const corsRoute = (route: CompiledRoute): boolean => route.spec.auth === 'tenant';
 
+/** The CORS headers of an answer that allows no origin (one object for all of them: read, never changed). */
+const VARY_ONLY: Readonly<Record<string, string>> = Object.freeze({ vary: 'Origin' });
+
 /** Headers of an actual (non-preflight) answer on a CORS route. */
 export function corsHeaders(
   origin: string | undefined,
   principal: Principal | undefined,
-): Record<string, string> {
-  const headers: Record<string, string> = { vary: 'Origin' };
+): Readonly<Record<string, string>> {
   // only publishable keys are meant for browsers: a secret key or a session never gets a cross-origin answer
-  if (!origin || principal?.kind !== 'publishable') return headers;
-  if (!principal.allowed_origins.includes(origin)) return headers;
-  headers['access-control-allow-origin'] = origin;
-  headers['access-control-expose-headers'] = CORS_EXPOSE_HEADERS;
-  return headers;
+  if (!origin || principal?.kind !== 'publishable') return VARY_ONLY;
+  if (!principal.allowed_origins.includes(origin)) return VARY_ONLY;
+  return {
+    vary: 'Origin',
+    'access-control-allow-origin': origin,
+    'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+  };
 }
 
 /** Headers of a successful preflight answer. */

@@ -191,7 +191,11 @@ export function collectBody(opts: {
     release: resume,
     read() {
       return new Promise<Buffer>((resolve, reject) => {
-        settle = () => (error ? reject(error) : resolve(Buffer.concat(chunks, size)));
+        // one chunk (most bodies): it is the transport's own copy, so no second one
+        settle = () =>
+          error
+            ? reject(error)
+            : resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
         resume();
         if (complete || error) settle();
       });
@@ -210,10 +214,12 @@ export function bodyTooLarge(limit: number): ApiError {
 /** Probes and scrapes, logged at debug: at info they would drown the access log (docs/decisions.md). */
 const QUIET_ROUTES = new Set(['/livez', '/readyz', '/metrics']);
 
-/** The one access log line per request: the route template, never the raw path, query, headers or body. */
+/** The one access log line per request: the route template, never the raw path, query, headers or body. Its object
+ * is built only when the line's level is enabled (the benches and many deployments log at warn). */
 function accessLog(
   log: Logger,
-  line: {
+  route: string,
+  line: () => {
     method: string;
     route: string;
     status: number;
@@ -223,8 +229,37 @@ function accessLog(
     aborted?: boolean;
   },
 ): void {
-  if (QUIET_ROUTES.has(line.route)) log.debug(line, 'request');
-  else log.info(line, 'request');
+  const level = QUIET_ROUTES.has(route) ? 'debug' : 'info';
+  if (log.isLevelEnabled(level)) log[level](line(), 'request');
+}
+
+/** The answer's headers after the request id: those set through ctx.setHeader, then CORS, then the reply's own (a
+ * later one replaces an earlier value in the earlier one's place, as object spread would), then the JSON body's
+ * content-type unless one was named. */
+export function answerHeaders(
+  out: [string, string][],
+  extra: Record<string, string> | undefined,
+  cors: Readonly<Record<string, string>> | undefined,
+  reply: Reply,
+): void {
+  const put = (from: Readonly<Record<string, string>>) => {
+    for (const k in from) {
+      const v = from[k] as string;
+      let i = 1;
+      while (i < out.length && (out[i] as [string, string])[0] !== k) i++;
+      if (i < out.length) (out[i] as [string, string])[1] = v;
+      else out.push([k, v]);
+    }
+  };
+  if (extra) put(extra);
+  if (cors) put(cors);
+  if (reply.headers) put(reply.headers);
+  // a JSON body is application/json unless the reply names its own (e.g. the redacted flow's media type)
+  if (reply.body !== undefined && reply.text === undefined) {
+    let i = 1;
+    while (i < out.length && (out[i] as [string, string])[0] !== 'content-type') i++;
+    if (i === out.length) out.push(['content-type', 'application/json']);
+  }
 }
 
 /** The service's request handler, independent of the server that reads the requests. */
@@ -249,7 +284,7 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
     let body: BodyReader | undefined;
     let eager = false;
     // headers for any answer (set by handlers through ctx.setHeader), the CORS route and the caller once known
-    const extraHeaders: Record<string, string> = {};
+    let extraHeaders: Record<string, string> | undefined;
     let cors: CompiledRoute | undefined;
     let principal: Principal | undefined;
     const send = (reply: Reply) => {
@@ -258,7 +293,7 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
       inflight.leave();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.httpDuration.observe({ route: routeLabel, method, status: String(reply.status) }, seconds);
-      accessLog(log, {
+      accessLog(log, routeLabel, () => ({
         method,
         route: routeLabel,
         status: reply.status,
@@ -266,21 +301,14 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
         request_id,
         ...(principal && 'tenant_id' in principal ? { tenant_id: principal.tenant_id } : {}),
         ...(aborted ? { aborted: true } : {}),
-      });
+      }));
       if (aborted) return;
       const payload = Buffer.from(reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)));
       // a body we did not read (refused before reading it) cannot be skipped on a kept-alive connection: close it
       const close = body?.unread() ?? false;
       if (!close) body?.release();
       const out: [string, string][] = [['x-request-id', request_id]];
-      const all: Record<string, string> = {
-        ...extraHeaders,
-        ...(cors ? corsHeaders(headers.origin, principal) : {}),
-        ...reply.headers,
-      };
-      // a JSON body is application/json unless the reply names its own (e.g. the redacted flow's media type)
-      if (reply.body !== undefined && reply.text === undefined) all['content-type'] ??= 'application/json';
-      out.push(...Object.entries(all));
+      answerHeaders(out, extraHeaders, cors ? corsHeaders(headers.origin, principal) : undefined, reply);
       // HEAD: the GET's headers and length, no body
       ex.respond(reply.status, out, payload, method === 'HEAD', close);
     };
@@ -378,13 +406,16 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
       deps.authorize?.(route.spec, principal);
       const tenant = TENANT_ROUTES.has(route.spec.auth) ? asTenantPrincipal(principal) : undefined;
       const setHeader = (name: string, value: string) => {
+        extraHeaders ??= {};
         extraHeaders[name.toLowerCase()] = value;
       };
       await route.spec.guard?.({ req: info, principal, tenant, setHeader });
       const raw = early ?? (await body?.read());
       let parsed: unknown;
       if (route.spec.body) {
-        const ctype = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+        const sent = headers['content-type'];
+        // the usual header exactly, else its media type without parameters, case and spaces
+        const ctype = sent === 'application/json' ? sent : (sent ?? '').split(';')[0]?.trim().toLowerCase();
         if (ctype !== 'application/json') {
           throw new ApiError('unsupported_media_type', {
             details: { content_type: headers['content-type'] ?? null },
