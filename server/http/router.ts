@@ -110,6 +110,9 @@ export type Match =
 
 export class Router {
   readonly routes: CompiledRoute[] = [];
+  /** `METHOD /path` of the routes without path parameters that the scan in match() would find for exactly that
+   * path: one map lookup a request instead of a scan that splits the path and tries every route of its length */
+  private readonly exact = new Map<string, CompiledRoute>();
 
   add(spec: RouteSpec<TSchema, TSchema, TSchema>): void {
     const segments = spec.path.split('/').slice(1);
@@ -121,10 +124,23 @@ export class Router {
     if (spec.body) compiled.validateBody = compileValidator(spec.body, 'body');
     if (spec.query) compiled.validateQuery = compileValidator(spec.query, 'query');
     if (spec.params) compiled.validateParams = compileValidator(spec.params, 'path');
+    // a route added earlier wins the scan (a parameter route may match this path): then this one is not exact
+    const key = `${spec.method} ${spec.path}`;
+    if (compiled.paramNames.every((n) => n === null) && !this.exact.has(key)) {
+      const earlier = this.scan(spec.method, spec.path);
+      if (earlier.kind !== 'found') this.exact.set(key, compiled);
+    }
     this.routes.push(compiled);
   }
 
   match(method: string, path: string): Match {
+    const route = this.exact.get(`${method} ${path}`);
+    if (route) return { kind: 'found', route, params: {} };
+    return this.scan(method, path);
+  }
+
+  /** The first route, in the order added, whose segments match the path and whose method is the request's. */
+  private scan(method: string, path: string): Match {
     const parts = path.split('/').slice(1);
     if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop(); // tolerate one trailing slash
     const allowed: string[] = [];
