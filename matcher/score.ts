@@ -88,7 +88,14 @@ export function prepareNormalized(n: NormalizedName): PreparedName {
     cjk: n.cjk ?? '',
     initials,
     digits: hasDigit(joined) ? joined.replace(/[^0-9]/g, '') : '',
-    packed: packName(n.tokens, n.abjad, (n.cjk ?? '').length > 0, letterMask(initials)),
+    packed: packName(
+      n.tokens,
+      skels,
+      n.abjad,
+      (n.cjk ?? '').length > 0,
+      letterMask(initials),
+      skeleton(joined),
+    ),
     sims: undefined,
   };
 }
@@ -612,14 +619,19 @@ function curved(s: number, p: ScoreParams): number {
 
 // ---- an upper bound without edit distances ---------------------------------------------------------------
 
-/** packName: five int32 per token. */
-const PK = 5;
+/** packName: six int32 per token. */
+const PK = 6;
 const PK_MASK = 0;
 const PK_HASH = 1;
 const PK_LEN = 2;
 const PK_FIRST = 3;
 /** hash of the token without its last two letters (the ending rule) */
 const PK_STEM = 4;
+/** letterMask of the token's consonant skeleton (abjad mode); its length is in the PK_LEN word at PK_SK_SHIFT */
+const PK_SKMASK = 5;
+const PK_SK_SHIFT = 20;
+/** the skeleton length field: 8 bits, PK_SK_LONG standing for any length of 255 or more (then not bounded) */
+const PK_SK_LONG = 0xff;
 /** Flags above the length in the PK_LEN word. */
 const PK_PARTICLE = 1 << 16;
 const PK_GENERIC = 1 << 17;
@@ -644,22 +656,35 @@ export function letterMask(t: string): number {
   return m;
 }
 
-/** packName's header: the token count, the flags, the letterMask of the initials; the tokens follow at T0. */
+/** packName's header: the token count, the flags, the letterMask of the initials, the length and letterMask of the
+ * joined skeleton (joinedSkel); the tokens follow at T0. */
 const HDR_N = 0;
 const HDR_FLAGS = 1;
 const HDR_INITIALS = 2;
-const T0 = 3;
+const HDR_JSK_LEN = 3;
+const HDR_JSK_MASK = 4;
+const T0 = 5;
 const F_ABJAD = 1;
 const F_CJK = 2;
 /** some token is a single letter (an initial) */
 const F_INITIAL = 4;
 
-/** The header, then per token: letterMask, FNV-1a hash, length with the particle/generic flags, first character
- * code, stem hash. The bound reads these contiguous numbers (one array per name) instead of the name's strings. */
-function packName(tokens: readonly string[], abjad: boolean, cjk: boolean, initialsMask: number): Int32Array {
+/** The header, then per token: letterMask, FNV-1a hash, length with the particle/generic flags and the skeleton's
+ * length, first character code, stem hash, the skeleton's letterMask. The bound reads these contiguous numbers (one
+ * array per name) instead of the name's strings. */
+function packName(
+  tokens: readonly string[],
+  skels: readonly string[],
+  abjad: boolean,
+  cjk: boolean,
+  initialsMask: number,
+  joinedSkel: string,
+): Int32Array {
   const out = new Int32Array(T0 + tokens.length * PK);
   out[HDR_N] = tokens.length;
   out[HDR_INITIALS] = initialsMask;
+  out[HDR_JSK_LEN] = joinedSkel.length;
+  out[HDR_JSK_MASK] = letterMask(joinedSkel);
   let flags = (abjad ? F_ABJAD : 0) | (cjk ? F_CJK : 0);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -671,9 +696,11 @@ function packName(tokens: readonly string[], abjad: boolean, cjk: boolean, initi
       Math.min(t.length, PK_LEN_BITS) |
       (PARTICLES.has(t) ? PK_PARTICLE : 0) |
       (GENERIC.has(t) ? PK_GENERIC : 0) |
-      (PATRONYMIC_END.test(t) ? PK_PATRONYMIC : 0);
+      (PATRONYMIC_END.test(t) ? PK_PATRONYMIC : 0) |
+      (Math.min(skels[i]!.length, PK_SK_LONG) << PK_SK_SHIFT);
     out[o + PK_FIRST] = t.charCodeAt(0);
     out[o + PK_STEM] = fnv1a(t.slice(0, -2)) | 0;
+    out[o + PK_SKMASK] = letterMask(skels[i]!);
   }
   out[HDR_FLAGS] = flags;
   return out;
@@ -745,6 +772,23 @@ function tokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk
   return s;
 }
 
+/** tokenBound in abjad mode: tokenSimilarity also takes 0.9 × editRatio of the two consonant skeletons (of
+ * SKELETON_EQUAL when they are equal) when both are non-empty, bounded here from their lengths and letter sets (equal
+ * skeletons have equal lengths and letters); numbers are scored before that rule, as in tokenSimilarity. */
+function abjadTokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk: boolean): number {
+  const s = tokenBound(a, i, b, j, prefixOk);
+  if (s >= 1 || ((a[i + PK_MASK]! | b[j + PK_MASK]!) & MASK_DIGIT) !== 0) return s;
+  const la = (a[i + PK_LEN]! >>> PK_SK_SHIFT) & PK_SK_LONG;
+  const lb = (b[j + PK_LEN]! >>> PK_SK_SHIFT) & PK_SK_LONG;
+  if (la === 0 || lb === 0) return s;
+  if (la === PK_SK_LONG || lb === PK_SK_LONG) return 1;
+  const ma = a[i + PK_SKMASK]!;
+  const mb = b[j + PK_SKMASK]!;
+  let k = 0.9 * editRatioBound(la, lb, ma, mb, SCORE_PARAMS.minTokenSim);
+  if (la === lb && ma === mb) k = Math.max(k, SKELETON_EQUAL[Math.min(la, 3)] ?? 0.95);
+  return Math.max(k, s);
+}
+
 const boundQ = new Float64Array(MAX_T);
 const boundC = new Float64Array(MAX_T);
 /** tokenBound of each token pair, kept from the cheap pass for the exact one. */
@@ -764,10 +808,10 @@ const sideCurved = new Float64Array(MAX_T);
  * It starts with a cheap pass that runs no edit distance and reads no string (q.packed and c.packed only); when
  * that bound is `exactFrom` or more, an exact pass scores the token pairs the cheap pass could not rule out with
  * tokenSimilarity itself and the joined strings with editRatio (what alignScore computes first), a tighter bound
- * for about the cost of that step. 1 (no bound) for what it does not cover: abjad mode in the cheap pass (its
- * skeleton similarity), a possible acronym, an initial (single-letter token), more than MAX_T tokens. Why it is
- * admissible:
- * - each token pair is bounded by tokenBound (or is its tokenSimilarity); u_i / v_j = the best bound of a token
+ * for about the cost of that step. 1 (no bound) for what it does not cover: a possible acronym, an initial
+ * (single-letter token), more than MAX_T tokens. Why it is admissible:
+ * - each token pair is bounded by tokenBound (abjadTokenBound in abjad mode: the skeleton rule too) or is its
+ *   tokenSimilarity; u_i / v_j = the best bound of a token
  *   against the other name's tokens, 0 below minTokenSim (alignScore never aligns such a pair);
  * - tokens substituted on both sides: align = Σ_aligned (w_i + w_j)·curve(s_ij) / (Σ_aligned (w_i + w_j) +
  *   substMult·(unaligned weights)) ≤ (Σ_i w_i·curve(u_i) + Σ_j w_j·curve(v_j)) / (W_q + W_c), as substMult ≥ 1
@@ -779,8 +823,8 @@ const sideCurved = new Float64Array(MAX_T);
  *   what the other side's surplus tokens and those with no possible partner cost;
  * - the nasab swap and a legal-form conflict only lower the score, and so does the Han/Hangul character cap;
  *   l/r are half-cost letters under the same condition as in alignSimilarity;
- * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount (exact pass: alignScore's own
- *   joinedScore), taken whenever it may apply.
+ * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount (in abjad mode of the joined
+ *   skeletons, times 0.95; exact pass: alignScore's own joinedScore), taken whenever it may apply.
  * test/matcher/score-bound.test.ts checks bound ≥ similarity on list-name pairs, with and without the exact pass.
  */
 export function nameSimilarityBound(
@@ -808,10 +852,9 @@ export function cheapBound(
   const flags = qp[qo + HDR_FLAGS]! | cp[co + HDR_FLAGS]!;
   const out = notCovered(qp, qo, cp, co, flags, p);
   if (out >= 0) return out;
-  if ((flags & F_ABJAD) !== 0) return 1;
   lrAlike = (flags & F_CJK) !== 0;
   try {
-    const ub = alignBound(undefined, qp, qo, undefined, cp, co, org, p, false, false);
+    const ub = alignBound(undefined, qp, qo, undefined, cp, co, org, p, false, (flags & F_ABJAD) !== 0);
     // the token-pair bounds in pairBound are this pair's (exactBound reuses them)
     lastQp = qp;
     lastQo = qo;
@@ -926,10 +969,11 @@ function alignBound(
     const wi = packedWeight(qp[qb + i * PK + PK_LEN]!);
     for (let j = 0; j < nc; j++) {
       let s: number;
-      if (abjadMode) s = 1;
-      else if (exact && reuse) s = pairBound[i * MAX_T + j]!;
+      if (exact && reuse) s = pairBound[i * MAX_T + j]!;
       else {
-        s = tokenBound(qp, qb + i * PK, cp, cb + j * PK, prefixOk);
+        s = abjadMode
+          ? abjadTokenBound(qp, qb + i * PK, cp, cb + j * PK, prefixOk)
+          : tokenBound(qp, qb + i * PK, cp, cb + j * PK, prefixOk);
         pairBound[i * MAX_T + j] = s;
       }
       if (exact) {
@@ -1000,6 +1044,18 @@ function alignBound(
     exactSimsLr = lrAlike;
     exactSimsMin = p.minTokenSim;
     if (nq !== nc || nq === 1 || abjadMode) ub = Math.max(ub, joinedScore(q!, c!, abjadMode, p));
+  } else if (abjadMode) {
+    // joinedScore's skeleton ratio, from the joined skeletons' lengths and letters
+    const r =
+      0.95 *
+      editRatioBound(
+        qp[qo + HDR_JSK_LEN]!,
+        cp[co + HDR_JSK_LEN]!,
+        qp[qo + HDR_JSK_MASK]!,
+        cp[co + HDR_JSK_MASK]!,
+        p.joinedMin,
+      );
+    if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
   } else if (nq !== nc || nq === 1) {
     // the joined strings: their lengths and letters are the tokens'
     let lq = 0;
