@@ -207,6 +207,25 @@ function prepared(q: QueryName, kind: KindInfo['kind']): PreparedName {
   return p;
 }
 
+/** The subject with every field present, in one order: callers build subjects of many shapes (JSON bodies, bench
+ * rows with and without a date of birth or nationality), and every function of a screen reading several of them
+ * would run polymorphic or megamorphic, deoptimised whenever it met one more. */
+function oneShape(s: ScreenSubject): ScreenSubject {
+  return {
+    ref: s.ref,
+    name: s.name,
+    type: s.type,
+    aliases: s.aliases,
+    date_of_birth: s.date_of_birth,
+    nationality: s.nationality,
+    country: s.country,
+    identifiers: s.identifiers,
+    imo_number: s.imo_number,
+    mmsi: s.mmsi,
+    registration_number: s.registration_number,
+  };
+}
+
 interface EntityBest {
   entity: number;
   name: number;
@@ -405,7 +424,8 @@ export function openIndex(data: IndexData): Screener {
    * weighted keys, retrieval over the postings (accumulated key weight per candidate name), the best candidates,
    * name scoring (best name per entity), then features, thresholds and the matches.
    */
-  function screen(subject: ScreenSubject, options: ScreenOptions): ScreenResult {
+  function screen(input: ScreenSubject, options: ScreenOptions): ScreenResult {
+    const subject = oneShape(input);
     const policy = options.policy;
     const scope = scopeOf(subject, options);
     const { sk, queries, keys, identValues } = queryKeys(subject);
