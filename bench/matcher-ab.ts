@@ -15,10 +15,19 @@
 //   BENCH_SET=sample with prof or ab          bench:matcher's brute-force sample instead (100 negatives, 100 UN
 //                                             treated; N passes over it, default 50, blocks of one pass), the
 //                                             sample its ≥ 1,000× line is timed on
+//   BENCH_EPOCHS=k with prof                  the timed blocks in k groups, each after two full collections (as
+//                                             bench:matcher's CPU-time line): prints each group's figure too
+//   node dist/bench/matcher-ab.js seq [N]     bench:matcher's brute-force section in order on the sample (N passes
+//                                             timed, BENCH_FUZZ=q fuzzball queries, BENCH_GC=1 two full
+//                                             collections, N passes timed twice more); BENCH_CYCLES=c first times
+//                                             c × (N passes, two full collections unless BENCH_NOGC=1, N passes)
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { AML_DATASETS, type Entity } from '../ingest/entity.js';
 import type { IndexData, Screener, ScreenOptions, ScreenSubject } from '../matcher/index.js';
 import * as ours from '../matcher/index.js';
@@ -54,6 +63,21 @@ const options = (m: Matcher): ScreenOptions => ({
   policy: m.DEFAULT_POLICY,
   limit: 10,
 });
+/** This (the main) thread's CPU time in ms, as bench:matcher's brute-force line reads it (schedstat run time), or
+ * the process's where /proc is not there. */
+const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
+const threadCpuMs = (): number => {
+  if (!existsSync(SCHEDSTAT)) {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  }
+  return Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[0]) / 1e6;
+};
+/** V8's gc(), as bench:matcher gets it. */
+const exposeGc = (): (() => void) => {
+  v8.setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+};
 const open = (m: Matcher): Screener => m.openIndex(m.buildIndex(entities, 'all') as IndexData);
 log(`${entities.length} entities, ${negatives.length} negatives`);
 
@@ -117,14 +141,43 @@ if (mode === 'hash') {
   const opt = options(ours);
   const { warm, blocks, unit } = workload();
   for (const s of warm) sc.screen(s, opt);
+  // BENCH_EPOCHS=k: the blocks in k groups, each after two full collections and one untimed block, as
+  // bench:matcher's CPU-time line times ours (a full collection moves the heap, and the figure with it)
+  const epochs = Math.max(1, Number(process.env.BENCH_EPOCHS ?? 1));
+  const gcFn = epochs > 1 ? exposeGc() : undefined;
+  log('warm-up done, timing');
   let count = 0;
-  const t = process.cpuUsage();
-  for (const block of blocks) {
-    for (const s of block) sc.screen(s, opt);
-    count += block.length;
+  let cpu = 0;
+  let th = 0;
+  const per: string[] = [];
+  for (let g = 0; g < epochs; g++) {
+    const group = blocks.slice(
+      Math.floor((g * blocks.length) / epochs),
+      Math.floor(((g + 1) * blocks.length) / epochs),
+    );
+    if (gcFn) {
+      gcFn();
+      gcFn();
+      for (const s of group[0] ?? []) sc.screen(s, opt);
+    }
+    let c = 0;
+    const t = process.cpuUsage();
+    const th0 = threadCpuMs();
+    for (const block of group) {
+      for (const s of block) sc.screen(s, opt);
+      c += block.length;
+    }
+    const dth = threadCpuMs() - th0;
+    const u = process.cpuUsage(t);
+    cpu += (u.user + u.system) / 1000;
+    th += dth;
+    count += c;
+    per.push((dth / Math.max(1, c)).toFixed(4));
   }
-  const u = process.cpuUsage(t);
-  log(`${unit}: ${((u.user + u.system) / 1000 / count).toFixed(4)} ms CPU per screen`);
+  log(
+    `${unit}: ${(cpu / count).toFixed(4)} ms CPU per screen (main thread ${(th / count).toFixed(4)} ms` +
+      `${epochs > 1 ? `; ${epochs} groups after a GC each: ${per.join(', ')}` : ''})`,
+  );
 } else if (mode === 'ab') {
   const beforeDir = process.env.BENCH_BEFORE;
   if (!beforeDir) throw new Error('ab needs BENCH_BEFORE=<the other build’s dist directory>');
@@ -152,4 +205,58 @@ if (mode === 'hash') {
     `CPU per screen over ${unit}, alternating: before ${per(b).toFixed(4)} ms, ` +
       `after ${per(a).toFixed(4)} ms, ratio ${(per(a) / per(b)).toFixed(3)}`,
   );
-} else throw new Error(`unknown mode ${mode}: hash, prof or ab`);
+} else if (mode === 'seq') {
+  // bench:matcher's brute-force section in order, to see what it does to our figure: the sample timed (main
+  // thread CPU, OUR passes), then fuzzball's loop over BENCH_FUZZ queries of it (its garbage), then (BENCH_GC=1) two
+  // full collections as the bench does, one untimed pass, and the sample timed again
+  const fuzz = await import('fuzzball');
+  const gcFn = exposeGc();
+  const sc = open(ours);
+  const opt = options(ours);
+  const { negSample, posSample } = bruteSample(negatives, 200);
+  const sample = [...negSample, ...posSample];
+  const warm = negatives.slice(0, Number(process.env.BENCH_WARM ?? 2000));
+  for (const s of warm) sc.screen(s, opt);
+  for (const s of sample) sc.screen(s, opt);
+  const timed = (label: string): void => {
+    const t0 = threadCpuMs();
+    for (let pass = 0; pass < n; pass++) for (const s of sample) sc.screen(s, opt);
+    log(`${label}: ${((threadCpuMs() - t0) / (n * sample.length)).toFixed(4)} ms main-thread CPU per screen`);
+  };
+  if (process.env.BENCH_CYCLES) {
+    for (let c = 0; c < Number(process.env.BENCH_CYCLES); c++) {
+      timed(`cycle ${c} pre-gc`);
+      if (process.env.BENCH_NOGC !== '1') {
+        gcFn();
+        gcFn();
+      }
+      for (const s of sample) sc.screen(s, opt);
+      timed(`cycle ${c} post-gc`);
+    }
+  }
+  timed(`before fuzzball, ${n} passes`);
+  const nFuzz = Number(process.env.BENCH_FUZZ ?? 0);
+  if (nFuzz > 0) {
+    const proc = (s: string): string =>
+      fuzz.full_process(s, { force_ascii: false }).split(' ').filter(Boolean).sort().join(' ');
+    const choices: string[] = [];
+    for (const e of entities)
+      for (const nm of e.names) {
+        const p = proc(nm.value);
+        if (p) choices.push(p);
+      }
+    let sink = 0;
+    for (let si = 0; si < nFuzz; si++) {
+      const q = proc(sample[(si * 7) % sample.length]!.name);
+      for (const c of choices) sink += fuzz.ratio(q, c, { full_process: false });
+    }
+    log(`fuzzball over ${nFuzz} queries (${sink})`);
+  }
+  if (process.env.BENCH_GC === '1') {
+    gcFn();
+    gcFn();
+  }
+  for (const s of sample) sc.screen(s, opt);
+  timed(`after, ${n} passes`);
+  timed(`again, ${n} passes`);
+} else throw new Error(`unknown mode ${mode}: hash, prof, ab or seq`);
