@@ -77,25 +77,19 @@ export function prepareNormalized(n: NormalizedName): PreparedName {
   const skels = n.tokens.map(skeleton);
   const joined = n.tokens.join('');
   const initials = n.tokens.map((t) => t[0]).join('');
+  const joinedSkel = skeleton(joined);
   return {
     tokens: n.tokens,
     skels,
     weights: n.tokens.map(tokenWeight),
     abjad: n.abjad,
     joined,
-    joinedSkel: skeleton(joined),
+    joinedSkel,
     legalForms: n.legalForms,
     cjk: n.cjk ?? '',
     initials,
     digits: hasDigit(joined) ? joined.replace(/[^0-9]/g, '') : '',
-    packed: packName(
-      n.tokens,
-      skels,
-      n.abjad,
-      (n.cjk ?? '').length > 0,
-      letterMask(initials),
-      skeleton(joined),
-    ),
+    packed: packName(n.tokens, skels, n.abjad, (n.cjk ?? '').length > 0, letterMask(initials), joinedSkel),
     sims: undefined,
   };
 }
@@ -619,16 +613,15 @@ function curved(s: number, p: ScoreParams): number {
 
 // ---- an upper bound without edit distances ---------------------------------------------------------------
 
-/** packName: six int32 per token. */
-const PK = 6;
+/** packName: five int32 per token. */
+const PK = 5;
 const PK_MASK = 0;
 const PK_HASH = 1;
 const PK_LEN = 2;
 const PK_FIRST = 3;
 /** hash of the token without its last two letters (the ending rule) */
 const PK_STEM = 4;
-/** letterMask of the token's consonant skeleton (abjad mode); its length is in the PK_LEN word at PK_SK_SHIFT */
-const PK_SKMASK = 5;
+/** the length of the token's consonant skeleton (abjad mode), in the PK_LEN word from this bit */
 const PK_SK_SHIFT = 20;
 /** the skeleton length field: 8 bits, PK_SK_LONG standing for any length of 255 or more (then not bounded) */
 const PK_SK_LONG = 0xff;
@@ -656,21 +649,20 @@ export function letterMask(t: string): number {
   return m;
 }
 
-/** packName's header: the token count, the flags, the letterMask of the initials, the length and letterMask of the
- * joined skeleton (joinedSkel); the tokens follow at T0. */
+/** packName's header: the token count, the flags, the letterMask of the initials, the length of the joined skeleton
+ * (joinedSkel); the tokens follow at T0. */
 const HDR_N = 0;
 const HDR_FLAGS = 1;
 const HDR_INITIALS = 2;
 const HDR_JSK_LEN = 3;
-const HDR_JSK_MASK = 4;
-const T0 = 5;
+const T0 = 4;
 const F_ABJAD = 1;
 const F_CJK = 2;
 /** some token is a single letter (an initial) */
 const F_INITIAL = 4;
 
 /** The header, then per token: letterMask, FNV-1a hash, length with the particle/generic flags and the skeleton's
- * length, first character code, stem hash, the skeleton's letterMask. The bound reads these contiguous numbers (one
+ * length, first character code, stem hash. The bound reads these contiguous numbers (one
  * array per name) instead of the name's strings. */
 function packName(
   tokens: readonly string[],
@@ -684,7 +676,6 @@ function packName(
   out[HDR_N] = tokens.length;
   out[HDR_INITIALS] = initialsMask;
   out[HDR_JSK_LEN] = joinedSkel.length;
-  out[HDR_JSK_MASK] = letterMask(joinedSkel);
   let flags = (abjad ? F_ABJAD : 0) | (cjk ? F_CJK : 0);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -700,7 +691,6 @@ function packName(
       (Math.min(skels[i]!.length, PK_SK_LONG) << PK_SK_SHIFT);
     out[o + PK_FIRST] = t.charCodeAt(0);
     out[o + PK_STEM] = fnv1a(t.slice(0, -2)) | 0;
-    out[o + PK_SKMASK] = letterMask(skels[i]!);
   }
   out[HDR_FLAGS] = flags;
   return out;
@@ -772,6 +762,24 @@ function tokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk
   return s;
 }
 
+const MASK_PFV = bitOf('p') | bitOf('f') | bitOf('v');
+const MASK_QCG = bitOf('q') | bitOf('c') | bitOf('g');
+const MASK_SKEL_DROPPED = MASK_VOWELS | bitOf('w') | bitOf('h') | MASK_PFV | MASK_QCG | bitOf('z');
+
+/** The letterMask of a token's consonant skeleton (normalize.ts skeleton()) from the token's letterMask, less h:
+ * vowels, y and w dropped, p/f/v → b, q/c/g → k, z → s, other characters kept; a final h is dropped from a
+ * skeleton, so h is left out (it may be in the token and not in its skeleton). So the mask is the skeleton's own less
+ * h: equal skeletons give equal masks, and a letter only one mask has is a letter only one skeleton has, so
+ * maskLetterBound of two such masks never exceeds that of the skeletons' masks. The joined skeleton's is the union
+ * of its tokens'. */
+function skeletonMask(m: number): number {
+  let out = m & ~MASK_SKEL_DROPPED;
+  if ((m & MASK_PFV) !== 0) out |= bitOf('b');
+  if ((m & MASK_QCG) !== 0) out |= bitOf('k');
+  if ((m & bitOf('z')) !== 0) out |= bitOf('s');
+  return out;
+}
+
 /** tokenBound in abjad mode: tokenSimilarity also takes 0.9 × editRatio of the two consonant skeletons (of
  * SKELETON_EQUAL when they are equal) when both are non-empty, bounded here from their lengths and letter sets (equal
  * skeletons have equal lengths and letters); numbers are scored before that rule, as in tokenSimilarity. */
@@ -782,8 +790,8 @@ function abjadTokenBound(a: Int32Array, i: number, b: Int32Array, j: number, pre
   const lb = (b[j + PK_LEN]! >>> PK_SK_SHIFT) & PK_SK_LONG;
   if (la === 0 || lb === 0) return s;
   if (la === PK_SK_LONG || lb === PK_SK_LONG) return 1;
-  const ma = a[i + PK_SKMASK]!;
-  const mb = b[j + PK_SKMASK]!;
+  const ma = skeletonMask(a[i + PK_MASK]!);
+  const mb = skeletonMask(b[j + PK_MASK]!);
   let k = 0.9 * editRatioBound(la, lb, ma, mb, SCORE_PARAMS.minTokenSim);
   if (la === lb && ma === mb) k = Math.max(k, SKELETON_EQUAL[Math.min(la, 3)] ?? 0.95);
   return Math.max(k, s);
@@ -1046,13 +1054,17 @@ function alignBound(
     if (nq !== nc || nq === 1 || abjadMode) ub = Math.max(ub, joinedScore(q!, c!, abjadMode, p));
   } else if (abjadMode) {
     // joinedScore's skeleton ratio, from the joined skeletons' lengths and letters
+    let mq = 0;
+    let mc = 0;
+    for (let i = 0; i < nq; i++) mq |= qp[qb + i * PK + PK_MASK]!;
+    for (let j = 0; j < nc; j++) mc |= cp[cb + j * PK + PK_MASK]!;
     const r =
       0.95 *
       editRatioBound(
         qp[qo + HDR_JSK_LEN]!,
         cp[co + HDR_JSK_LEN]!,
-        qp[qo + HDR_JSK_MASK]!,
-        cp[co + HDR_JSK_MASK]!,
+        skeletonMask(mq),
+        skeletonMask(mc),
         p.joinedMin,
       );
     if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
