@@ -37,9 +37,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const SYNTH_N = Number(process.env.BENCH_SYNTH_N ?? 1_000_000);
 const BRUTE_SAMPLE = Number(process.env.BENCH_BRUTE_SAMPLE ?? 200);
 /** Passes of our screener over the brute-force sample for its second, steadier timing (about 150 ms of CPU), in
- * OUR_EPOCHS groups, each after a full collection: a full collection moves the heap and sets our CPU per screen
- * for the screens until the next one (±25 % between such epochs, measured), and fuzzball's 40 s loop spans many of
- * them, so ours is timed over several too. */
+ * OUR_EPOCHS groups, each after a full collection: our CPU per screen moves from one full collection to the next
+ * (0.10–0.20 ms on this sample, 0.09–0.13 ms without them: bench/RESULTS.md, mspeed4), and fuzzball's 40 s loop spans
+ * many of them, so ours is timed over several too (the mean of the groups: no group is dropped). */
 const OUR_PASSES = 40;
 const OUR_EPOCHS = 4;
 
