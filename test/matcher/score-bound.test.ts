@@ -135,9 +135,9 @@ describe('nameSimilarityBound', () => {
     expect(nameSimilarityBound(abjad, prepareName('Hassan al Turabi'), false, SCORE_PARAMS, 0)).toBeLessThan(
       0.7,
     );
-    expect(nameSimilarityBound(prepareName('قاسم سليماني'), prepareName('Bank Melli Iran'), false)).toBeLessThan(
-      0.5,
-    );
+    expect(
+      nameSimilarityBound(prepareName('قاسم سليماني'), prepareName('Bank Melli Iran'), false),
+    ).toBeLessThan(0.5);
   });
 
   const cases = sharedPath('matching_cases/nomenklatura/cases.csv');
