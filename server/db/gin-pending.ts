@@ -31,14 +31,19 @@ const OWN_GIN_INDEXES = `
   where am.amname = 'gin' and c.relnamespace = to_regnamespace(current_schema())
     and pg_has_role(c.relowner, 'USAGE')`;
 
-/** Merges every GIN pending list of the current schema now; returns the pages removed from the lists. */
-export async function cleanGinPendingLists(sql: Sql): Promise<number> {
+/** Merges the GIN pending lists of one table (`relid`), or of every table of the current schema (null), now;
+ * returns the pages removed from the lists. */
+async function mergePendingLists(sql: Sql, relid: string | null): Promise<number> {
   const [row] = await sql.unsafe<{ pages: number }[]>(
     `select coalesce(sum(gin_clean_pending_list(g.indexrelid::regclass)), 0)::int as pages
-     from (${OWN_GIN_INDEXES}) g`,
+     from (${OWN_GIN_INDEXES}) g where $1::oid is null or g.indrelid = $1::oid`,
+    [relid],
   );
   return row?.pages ?? 0;
 }
+
+/** Merges every GIN pending list of the current schema now; returns the pages removed from the lists. */
+export const cleanGinPendingLists = (sql: Sql): Promise<number> => mergePendingLists(sql, null);
 
 /** Merges the GIN pending lists of the tables that took at least `afterRows` rows since this object last merged
  * them (or ever, the first time it looks); returns the pages removed. */
@@ -61,13 +66,8 @@ export class GinPendingMerger {
       const last = this.mergedAt.get(t.relid) ?? 0;
       // a counter below the last one was reset (pg_stat_reset): count from zero
       if ((inserted >= last ? inserted - last : inserted) < this.afterRows) continue;
-      const [row] = await this.sql.unsafe<{ pages: number }[]>(
-        `select coalesce(sum(gin_clean_pending_list(g.indexrelid::regclass)), 0)::int as pages
-         from (${OWN_GIN_INDEXES}) g where g.indrelid = $1::oid`,
-        [t.relid],
-      );
+      pages += await mergePendingLists(this.sql, t.relid);
       this.mergedAt.set(t.relid, inserted);
-      pages += row?.pages ?? 0;
     }
     return pages;
   }

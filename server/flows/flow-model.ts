@@ -44,8 +44,7 @@ export function flowOut(
   checks: CheckRow[] | undefined,
   documents: Record<string, unknown>[] = [],
 ): FlowOut {
-  // built in the answer's key order without spreading temporary objects (this runs for every flow answered)
-  const out: FlowOut = {
+  return {
     id: f.id,
     applicant_id: f.applicant_id,
     type: f.type,
@@ -55,20 +54,19 @@ export function flowOut(
     result: resultOf(f.status),
     execution_mode: f.execution_mode,
     datasets: f.datasets,
-  } as FlowOut;
-  if (checks) out.checks = checks.map(checkOut);
-  out.documents = documents;
-  out.client_metadata = f.client_metadata;
-  out.extracted_fields = f.extracted_fields;
-  out.failure_reason = f.failure_reason;
-  out.flow_template_id = f.flow_template_id;
-  out.template_slug = f.template_slug;
-  if (f.policy_version) out.policy_version = f.policy_version;
-  out.reviewed_by = f.reviewed_by ?? null;
-  out.reviewed_at = f.reviewed_at?.toISOString() ?? null;
-  out.created_at = f.created_at.toISOString();
-  out.completed_at = f.completed_at?.toISOString() ?? null;
-  return out;
+    ...(checks ? { checks: checks.map(checkOut) } : {}),
+    documents,
+    client_metadata: f.client_metadata,
+    extracted_fields: f.extracted_fields,
+    failure_reason: f.failure_reason,
+    flow_template_id: f.flow_template_id,
+    template_slug: f.template_slug,
+    ...(f.policy_version ? { policy_version: f.policy_version } : {}),
+    reviewed_by: f.reviewed_by ?? null,
+    reviewed_at: f.reviewed_at?.toISOString() ?? null,
+    created_at: f.created_at.toISOString(),
+    completed_at: f.completed_at?.toISOString() ?? null,
+  };
 }
 
 const OUTCOME: Partial<Record<FlowOut['status'], FlowOutB['outcome']>> = {

@@ -234,32 +234,17 @@ function accessLog(
 }
 
 /** The answer's headers after the request id: those set through ctx.setHeader, then CORS, then the reply's own (a
- * later one replaces an earlier value in the earlier one's place, as object spread would), then the JSON body's
- * content-type unless one was named. */
+ * later one replaces an earlier value in the earlier one's place), then the JSON body's content-type unless one was
+ * named (e.g. the redacted flow's media type). */
 export function answerHeaders(
   out: [string, string][],
   extra: Record<string, string> | undefined,
   cors: Readonly<Record<string, string>> | undefined,
   reply: Reply,
 ): void {
-  const put = (from: Readonly<Record<string, string>>) => {
-    for (const k in from) {
-      const v = from[k] as string;
-      let i = 1;
-      while (i < out.length && (out[i] as [string, string])[0] !== k) i++;
-      if (i < out.length) (out[i] as [string, string])[1] = v;
-      else out.push([k, v]);
-    }
-  };
-  if (extra) put(extra);
-  if (cors) put(cors);
-  if (reply.headers) put(reply.headers);
-  // a JSON body is application/json unless the reply names its own (e.g. the redacted flow's media type)
-  if (reply.body !== undefined && reply.text === undefined) {
-    let i = 1;
-    while (i < out.length && (out[i] as [string, string])[0] !== 'content-type') i++;
-    if (i === out.length) out.push(['content-type', 'application/json']);
-  }
+  const all: Record<string, string> = { ...extra, ...cors, ...reply.headers };
+  if (reply.body !== undefined && reply.text === undefined) all['content-type'] ??= 'application/json';
+  out.push(...Object.entries(all));
 }
 
 /** The service's request handler, independent of the server that reads the requests. */
@@ -413,9 +398,7 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
       const raw = early ?? (await body?.read());
       let parsed: unknown;
       if (route.spec.body) {
-        const sent = headers['content-type'];
-        // the usual header exactly, else its media type without parameters, case and spaces
-        const ctype = sent === 'application/json' ? sent : (sent ?? '').split(';')[0]?.trim().toLowerCase();
+        const ctype = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
         if (ctype !== 'application/json') {
           throw new ApiError('unsupported_media_type', {
             details: { content_type: headers['content-type'] ?? null },
