@@ -8,6 +8,7 @@ import {
   refreshValues,
 } from '../checks/recorder.js';
 import { insertRowsStatement } from '../db/bulk-insert.js';
+import { evidenceRowsJson } from '../db/json-text.js';
 import { json, type Sql } from '../db/sql.js';
 import {
   type FlowEventSet,
@@ -166,10 +167,11 @@ interface GraphValues {
   audits: AuditInsert[];
 }
 
-/** The statement's parameters in the order their placeholders appear in graphStatement's text ($1, $2, …). */
+/** The statement's parameters in the order their placeholders appear in graphStatement's text ($1, $2, …). The
+ * checks' evidence text is made once, for this parameter and the flow's answer (server/db/json-text.ts). */
 const paramsOf = (sql: Sql, v: GraphValues) =>
   [v.applicants, v.flows, v.checks, v.alerts, v.refreshes, v.outbox.sets, v.outbox.rows, v.audits].map((x) =>
-    json(sql, x),
+    json(sql, x === v.checks ? evidenceRowsJson(v.checks) : x),
   );
 
 // the checks come back as what the database adds to them (seq, created_at, completed_at: the trigger keeps it not
