@@ -167,25 +167,50 @@ interface GraphValues {
   audits: AuditInsert[];
 }
 
+/** Which optional parts a statement carries: the alert insert when a graph has alerts, the alert refresh when the
+ * false-positive memory refreshed one. Each is a data-modifying CTE on alerts that Postgres initialises (and runs) at
+ * every execution even for zero rows: the two cost ~0.1 ms of Postgres CPU a statement of clear flows, and the refresh
+ * is almost always empty, so a statement without rows for them leaves them out (bench/RESULTS.md). */
+interface GraphShape {
+  alerts: boolean;
+  refreshes: boolean;
+}
+const shapeOf = (v: GraphValues): GraphShape => ({
+  alerts: v.alerts.length > 0,
+  refreshes: v.refreshes.length > 0,
+});
+const shapeKey = (s: GraphShape) => (s.alerts ? 1 : 0) + (s.refreshes ? 2 : 0);
+
 /** The statement's parameters in the order their placeholders appear in graphStatement's text ($1, $2, …). The
  * checks' evidence text is made once, for this parameter and the flow's answer (server/db/json-text.ts). */
-const paramsOf = (sql: Sql, v: GraphValues) =>
-  [v.applicants, v.flows, v.checks, v.alerts, v.refreshes, v.outbox.sets, v.outbox.rows, v.audits].map((x) =>
-    json(sql, x === v.checks ? evidenceRowsJson(v.checks) : x),
-  );
+const paramsOf = (sql: Sql, v: GraphValues, shape: GraphShape) =>
+  [
+    v.applicants,
+    v.flows,
+    v.checks,
+    ...(shape.alerts ? [v.alerts] : []),
+    ...(shape.refreshes ? [v.refreshes] : []),
+    v.outbox.sets,
+    v.outbox.rows,
+    v.audits,
+  ].map((x) => json(sql, x === v.checks ? evidenceRowsJson(v.checks) : x));
 
 // the checks come back as what the database adds to them (seq, created_at, completed_at: the trigger keeps it not
 // before created_at), not as whole rows: the rest is what was just sent
 type GraphRow = FlowRow & { check_rows: [string, string, string, string | null][] };
 
-function graphStatement(sql: Sql, v: GraphValues) {
+function graphStatement(sql: Sql, v: GraphValues, shape: GraphShape) {
+  const alerts = shape.alerts
+    ? sql`al as ( ${insertRowsStatement(sql, 'alerts', ALERT_COLUMNS, v.alerts)} ),`
+    : sql``;
+  const refreshes = shape.refreshes ? sql`rf as ( ${refreshAlertsOf(sql, v.refreshes)} ),` : sql``;
   return sql<GraphRow[]>`
     with a as ( ${insertRowsStatement(sql, 'applicants', APPLICANT_COLUMNS, v.applicants)} ),
     f as ( ${insertRowsStatement(sql, 'flows', FLOW_COLUMNS, v.flows)} returning * ),
     c as ( ${insertRowsStatement(sql, 'checks', CHECK_COLUMNS, v.checks)}
       returning id, flow_id, seq, created_at, completed_at ),
-    al as ( ${insertRowsStatement(sql, 'alerts', ALERT_COLUMNS, v.alerts)} ),
-    rf as ( ${refreshAlertsOf(sql, v.refreshes)} ),
+    ${alerts}
+    ${refreshes}
     ${outboxInsertsOf(sql, v.outbox)},
     au as ( ${insertRowsStatement(sql, 'audit_log', AUDIT_COLUMNS, v.audits)} )
     select f.*, coalesce(cc.check_rows, '[]') as check_rows
@@ -196,14 +221,14 @@ function graphStatement(sql: Sql, v: GraphValues) {
     ) cc on cc.flow_id = f.id`;
 }
 
-/** graphStatement's text, the same whatever the values: postgres.js builds it from its fragments once (a describe),
- * not at each execution. */
-let graphText: Promise<string> | undefined;
+/** graphStatement's text of each shape, the same whatever the values: postgres.js builds it from its fragments once
+ * (a describe), not at each execution. */
+const graphTexts = new Map<number, Promise<string>>();
 
 /** One statement for many graphs: applicants, flows, checks, alerts, alert refreshes, outbox events and audit rows
  * become visible together or not at all. Its text is the same whatever the number of graphs and rows (each table's
  * rows travel as one JSON parameter; a table without rows inserts nothing), so each connection prepares it once and
- * Postgres plans it once. */
+ * Postgres plans it once — one text per shape (with or without alerts, with or without refreshes), at most four. */
 async function writeGraphs(
   sql: Sql,
   batch: PendingGraph[],
@@ -220,21 +245,25 @@ async function writeGraphs(
     outbox: outboxValues(events.rows, events.sets),
     audits: graphs.flatMap((g) => (g.audit ? [g.audit] : [])),
   };
-  const params = paramsOf(sql, v);
-  if (!graphText) {
-    const described = graphStatement(sql, v)
+  const shape = shapeOf(v);
+  const key = shapeKey(shape);
+  const params = paramsOf(sql, v, shape);
+  let text = graphTexts.get(key);
+  if (!text) {
+    const described = graphStatement(sql, v, shape)
       .describe()
       .then((d) => {
         if (d.types.length !== params.length)
           throw new Error(`flow graph statement has ${d.types.length} parameters, not ${params.length}`);
         return d.string;
       });
-    graphText = described;
+    text = described;
+    graphTexts.set(key, described);
     described.catch(() => {
-      if (graphText === described) graphText = undefined;
+      if (graphTexts.get(key) === described) graphTexts.delete(key);
     });
   }
-  const rows = await sql.unsafe<GraphRow[]>(await graphText, params, { prepare: true });
+  const rows = await sql.unsafe<GraphRow[]>(await text, params, { prepare: true });
   const sent = new Map(v.checks.map((c) => [c.id, c]));
   const byId = new Map(rows.map((r) => [r.id, r]));
   return v.flows.map((f) => {
