@@ -46,7 +46,12 @@ const guards = [
   {
     name: 'fetchArrayTypes',
     mark: TYPES_FETCH,
-    edits: [['        return fetchArrayTypes()\n', `        return fetchArrayTypes().catch(() => terminate()) ${TYPES_FETCH}\n`]],
+    edits: [
+      [
+        '        return fetchArrayTypes()\n',
+        `        return fetchArrayTypes().catch(() => terminate()) ${TYPES_FETCH}\n`,
+      ],
+    ],
   },
 ];
 
