@@ -12,7 +12,7 @@ import type { Sql } from './sql.js';
  *
  * So the worker processes merge them in the background, on their own connection: every second they read how many
  * rows each table with a GIN index has taken (`pg_stat_user_tables.n_tup_ins`) and merge that table's GIN pending
- * lists once MERGE_AFTER_ROWS rows have arrived since the last merge — about a third of what fills 4 MB, so the
+ * lists once MERGE_AFTER_ROWS rows have arrived since the last merge (one table a tick) — about a third of what fills 4 MB, so the
  * list stays below the limit up to a few thousand flows a second (the counts lag up to ~1 s), and no request pays
  * for the merge. Merging
  * by rows, not by time: a merge of fewer rows costs more a row (the same keys are updated more often; every 1,400
@@ -45,8 +45,8 @@ async function mergePendingLists(sql: Sql, relid: string | null): Promise<number
 /** Merges every GIN pending list of the current schema now; returns the pages removed from the lists. */
 export const cleanGinPendingLists = (sql: Sql): Promise<number> => mergePendingLists(sql, null);
 
-/** Merges the GIN pending lists of the tables that took at least `afterRows` rows since this object last merged
- * them (or ever, the first time it looks); returns the pages removed. */
+/** Merges the GIN pending lists of a table that took at least `afterRows` rows since this object last merged it (or
+ * ever, the first time it looks) — one table a call, the one with most such rows; returns the pages removed. */
 export class GinPendingMerger {
   private readonly mergedAt = new Map<string, number>();
   constructor(
@@ -60,15 +60,20 @@ export class GinPendingMerger {
        from pg_stat_user_tables s
        where s.relid in (select indrelid from (${OWN_GIN_INDEXES}) g)`,
     );
-    let pages = 0;
+    // one table a tick, the one that took most rows since its last merge: merging applicants' and checks' lists back
+    // to back held a core for 99 + 69 ms, and half the open loop's slowest flows arrived during that pair
+    // (bench/RESULTS.md, #14 sync flows, 2026-11-23 19:06–20:10); the other waits for the next tick
+    let due: { relid: string; inserted: number; since: number } | undefined;
     for (const t of tables) {
       const inserted = Number(t.inserted);
       const last = this.mergedAt.get(t.relid) ?? 0;
       // a counter below the last one was reset (pg_stat_reset): count from zero
-      if ((inserted >= last ? inserted - last : inserted) < this.afterRows) continue;
-      pages += await mergePendingLists(this.sql, t.relid);
-      this.mergedAt.set(t.relid, inserted);
+      const since = inserted >= last ? inserted - last : inserted;
+      if (since >= this.afterRows && (!due || since > due.since)) due = { relid: t.relid, inserted, since };
     }
+    if (!due) return 0;
+    const pages = await mergePendingLists(this.sql, due.relid);
+    this.mergedAt.set(due.relid, due.inserted);
     return pages;
   }
 }

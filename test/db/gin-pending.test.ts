@@ -26,6 +26,8 @@ beforeAll(async () => {
   await admin.end();
   writer = postgres(`${PG_BASE}/${dbName}`, { max: 1, onnotice: () => {} });
   sql = postgres(`${PG_BASE}/${dbName}`, { max: 2, onnotice: () => {} });
+  // pgstatginindex: a GIN index's pending-list length
+  await sql`create extension if not exists pgstattuple`;
   for (const t of ['t', 'u']) {
     await sql.unsafe(`create table ${t} (id int primary key, tags text[] not null, words text[] not null)`);
     await sql.unsafe(`create index ${t}_tags on ${t} using gin (tags)`);
@@ -66,5 +68,24 @@ describe('GIN pending lists merged in the background, not in an insert', () => {
     expect(await merger.tick()).toBe(0);
     // u's list was left alone
     expect(await cleanGinPendingLists(sql)).toBeGreaterThan(0);
+  });
+  it('GinPendingMerger merges one table a tick, the one that took most rows first', async () => {
+    const merger = new GinPendingMerger(sql, 500);
+    await merger.tick();
+    await merger.tick();
+    expect(await merger.tick()).toBe(0); // whatever was due from the test above is merged
+    await insertRows('t', 30_001, 700);
+    await insertRows('u', 10_001, 900);
+    const pending = async (table: 't' | 'u') => {
+      const [row] = await sql<{ n: number }[]>`
+        select pending_tuples::int as n from pgstatginindex(${`${table}_tags`}::regclass)`;
+      return row?.n ?? 0;
+    };
+    expect(await merger.tick()).toBeGreaterThan(0);
+    expect(await pending('u')).toBe(0); // u took more rows: merged first
+    expect(await pending('t')).toBeGreaterThan(0); // t waits for the next tick
+    expect(await merger.tick()).toBeGreaterThan(0);
+    expect(await pending('t')).toBe(0);
+    expect(await merger.tick()).toBe(0);
   });
 });
