@@ -12,13 +12,12 @@ import type { Sql } from './sql.js';
  *
  * So the worker processes merge them in the background, on their own connection: every second they read how many
  * rows each table with a GIN index has taken (`pg_stat_user_tables.n_tup_ins`) and merge that table's GIN pending
- * lists once MERGE_AFTER_ROWS rows have arrived since the last merge (one table a tick) — about a third of what fills 4 MB, so the
- * list stays below the limit up to a few thousand flows a second (the counts lag up to ~1 s), and no request pays
- * for the merge. Merging
- * by rows, not by time: a merge of fewer rows costs more a row (the same keys are updated more often; every 1,400
- * rows cost +15 µs a row of Postgres CPU, every 4,000 rows nothing measurable). `gin_clean_pending_list` does not
- * block inserts (they append to the list meanwhile). Indexes the connection's role does not own are skipped (the
- * function requires ownership).
+ * lists once MERGE_AFTER_ROWS rows have arrived since the last merge (one table a tick) — about a third of what
+ * fills 4 MB, so the list stays below the limit up to a few thousand flows a second (the counts lag up to ~1 s), and
+ * no request pays for the merge. Merging by rows, not by time: a merge of fewer rows costs more a row (the same keys
+ * are updated more often; every 1,400 rows cost +15 µs a row of Postgres CPU, every 4,000 rows nothing measurable).
+ * `gin_clean_pending_list` does not block inserts (they append to the list meanwhile). Indexes the connection's role
+ * does not own are skipped (the function requires ownership).
  */
 export const MERGE_AFTER_ROWS = 4000;
 export const GIN_CHECK_INTERVAL_MS = 1000;
