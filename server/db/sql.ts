@@ -1,6 +1,5 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import postgres from 'postgres';
-import { serializeJsonb } from './json-text.js';
 
 /** The connection pool: the only thing that opens a transaction (`begin`) or closes connections (`end`). */
 export type Pool = postgres.Sql;
@@ -51,13 +50,10 @@ export function connectSql(url: string, max = 10, sockets?: PoolSockets): Pool {
     // an unreachable database fails a request within seconds (503 service_unavailable), not after a long wait
     connect_timeout: 2,
     transform: { undefined: null },
-    // jsonb parameters: a JsonText (server/db/json-text.ts) is sent as the text it holds, anything else as before
-    types: { jsonb: { to: 3802, serialize: serializeJsonb } },
     // postgres.js supports a socket factory but does not declare it in its types
     ...(sockets ? { socket: sockets.connect } : {}),
   };
-  // (the jsonb type is not declared either: declared, it would add sql.typed.jsonb to the pool's type, unused)
-  return postgres(url, options as unknown as postgres.Options<Record<string, never>>);
+  return postgres(url, options as postgres.Options<Record<string, never>>);
 }
 
 /** Creates the database named in url when it does not exist (a development convenience). */

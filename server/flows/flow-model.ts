@@ -1,6 +1,5 @@
 import type { FlowOut, FlowOutB, FlowResult } from '../../schemas/flows.js';
 import { type CheckRow, checkOut } from '../checks/check-model.js';
-import { withEvidenceJson } from '../db/json-text.js';
 
 export interface FlowRow {
   id: string;
@@ -69,9 +68,6 @@ export function flowOut(
     completed_at: f.completed_at?.toISOString() ?? null,
   };
 }
-
-/** JSON.stringify(out), each check's evidence as the text the flow graph statement sent (server/db/json-text.ts). */
-export const flowJson = (out: FlowOut): string => withEvidenceJson(out, out.checks ?? []);
 
 const OUTCOME: Partial<Record<FlowOut['status'], FlowOutB['outcome']>> = {
   PENDING: 'pending',

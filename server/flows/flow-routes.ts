@@ -18,7 +18,7 @@ import { equalsFilter } from '../db/list-filters.js';
 import { ApiError } from '../errors.js';
 import { route } from '../http/router.js';
 import { loadGeo, resolveClientIp } from './client-metadata.js';
-import { type FlowRow, flowJson, flowOut } from './flow-model.js';
+import { type FlowRow, flowOut } from './flow-model.js';
 import {
   createFlow,
   decideFlowReview,
@@ -92,13 +92,7 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
             headers: { 'content-type': REDACTED_FLOW_MEDIA_TYPE },
           };
         }
-        // the flow's JSON with each check's evidence as the graph statement sent it (made once, not twice)
-        return {
-          status: 201,
-          text: flowJson(flow),
-          headers: { 'content-type': 'application/json' },
-          audited: true,
-        };
+        return { status: 201, body: flow, audited: true };
       },
     }),
     route({

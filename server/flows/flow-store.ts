@@ -8,7 +8,6 @@ import {
   refreshValues,
 } from '../checks/recorder.js';
 import { insertRowsStatement } from '../db/bulk-insert.js';
-import { evidenceRowsJson } from '../db/json-text.js';
 import { json, type Sql } from '../db/sql.js';
 import {
   type FlowEventSet,
@@ -181,8 +180,7 @@ const shapeOf = (v: GraphValues): GraphShape => ({
 });
 const shapeKey = (s: GraphShape) => (s.alerts ? 1 : 0) + (s.refreshes ? 2 : 0);
 
-/** The statement's parameters in the order their placeholders appear in graphStatement's text ($1, $2, …). The
- * checks' evidence text is made once, for this parameter and the flow's answer (server/db/json-text.ts). */
+/** The statement's parameters in the order their placeholders appear in graphStatement's text ($1, $2, …). */
 const paramsOf = (sql: Sql, v: GraphValues, shape: GraphShape) =>
   [
     v.applicants,
@@ -193,7 +191,7 @@ const paramsOf = (sql: Sql, v: GraphValues, shape: GraphShape) =>
     v.outbox.sets,
     v.outbox.rows,
     v.audits,
-  ].map((x) => json(sql, x === v.checks ? evidenceRowsJson(v.checks) : x));
+  ].map((x) => json(sql, x));
 
 // the checks come back as what the database adds to them (seq, created_at, completed_at: the trigger keeps it not
 // before created_at), not as whole rows: the rest is what was just sent

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 
-/* A sync flow's answer is built from the same evidence text the flow graph statement sent (server/db/json-text.ts):
- * its bytes are still those JSON.stringify makes of the flow, and its evidence is what was stored. */
+/* A sync flow's answer: its bytes are those JSON.stringify makes of the flow, and its evidence is what was stored
+ * (docs/decisions.md, "A check's evidence is serialised twice, on purpose"). */
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
