@@ -17,16 +17,21 @@ const lsnValue = (lsn: string): bigint => {
   return (BigInt(`0x${hi ?? '0'}`) << 32n) + BigInt(`0x${lo ?? '0'}`);
 };
 
-/** WAL written for one database from an LSN on, read from the WAL itself (pg_waldump --follow, started with the
- * phase so that segments recycled by a checkpoint during a long phase, such as a batch, are read before they go):
+/** WAL written for one database between two LSNs, read from the WAL itself with pg_waldump once the phase is over:
  * every record that touches one of its relations, and the records (commits) of the transactions that did. The
- * cluster is shared with other work, so its LSN delta alone overstates our share. `stop(end)` gives bytes by
- * relfilenode, with `commit` for the rest, or undefined when nothing could be read (reported as unknown, not 0). */
-function walOfDatabase(dir: string, dbOid: number, start: string, segmentStart: string) {
+ * cluster is shared with other work, so its LSN delta alone overstates our share. Read after the phase, not during
+ * it: a reader following the WAL live (this bench until 2026-11-23 23:30) printed and parsed ~40 records a flow on
+ * the two cores the server was measured on, in the load generator's own event loop. Gives bytes by relfilenode, with
+ * `commit` for the rest, or undefined when nothing could be read (reported as unknown, not 0). */
+async function walOfDatabase(
+  dir: string,
+  dbOid: number,
+  range: { start: string; segmentStart: string; end: string },
+): Promise<Map<string, number> | undefined> {
   if (!PG_WALDUMP) return undefined;
-  // from the start of the segment: pg_waldump finds no record at the current write position (not yet written)
-  const from = lsnValue(start);
-  const child = spawn(PG_WALDUMP, ['-p', dir, '-s', segmentStart, '--follow'], {
+  // from the start of the segment: pg_waldump finds no record at a position that is not a record's start
+  const from = lsnValue(range.start);
+  const child = spawn(PG_WALDUMP, ['-p', dir, '-s', range.segmentStart, '-e', range.end], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const ours = new RegExp(`rel \\d+/${dbOid}/(\\d+)`);
@@ -35,44 +40,47 @@ function walOfDatabase(dir: string, dbOid: number, start: string, segmentStart: 
   const otherByTx = new Map<string, number>();
   let records = 0;
   let withoutFpi = 0;
-  let end: bigint | undefined;
-  let reached: (() => void) | undefined;
-  const done = new Promise<void>((r) => {
-    reached = r;
-  });
-  (async () => {
-    for await (const line of createInterface({ input: child.stdout })) {
-      const m = /len \(rec\/tot\):\s*(\d+)\/\s*(\d+), tx:\s*(\d+), lsn: ([0-9A-F]+\/[0-9A-F]+)/.exec(line);
-      if (!m) continue;
-      const at = lsnValue(m[4] as string);
-      if (at < from) continue;
-      if (end !== undefined && at >= end) break;
-      const rec = Number(m[1]);
-      const len = Number(m[2]);
-      const tx = m[3] as string;
-      const rel = ours.exec(line);
-      if (rel) {
-        records++;
-        withoutFpi += rec;
-        byRel.set(rel[1] as string, (byRel.get(rel[1] as string) ?? 0) + len);
-        if (tx !== '0') txOfOurs.add(tx);
-      } else if (tx !== '0') otherByTx.set(tx, (otherByTx.get(tx) ?? 0) + len);
-    }
-    reached?.();
-  })().catch(() => reached?.());
+  for await (const line of createInterface({ input: child.stdout })) {
+    const m = /len \(rec\/tot\):\s*(\d+)\/\s*(\d+), tx:\s*(\d+), lsn: ([0-9A-F]+\/[0-9A-F]+)/.exec(line);
+    if (!m) continue;
+    if (lsnValue(m[4] as string) < from) continue;
+    const rec = Number(m[1]);
+    const len = Number(m[2]);
+    const tx = m[3] as string;
+    const rel = ours.exec(line);
+    if (rel) {
+      records++;
+      withoutFpi += rec;
+      byRel.set(rel[1] as string, (byRel.get(rel[1] as string) ?? 0) + len);
+      if (tx !== '0') txOfOurs.add(tx);
+    } else if (tx !== '0') otherByTx.set(tx, (otherByTx.get(tx) ?? 0) + len);
+  }
+  if (!records) return undefined;
+  let rest = 0;
+  for (const tx of txOfOurs) rest += otherByTx.get(tx) ?? 0;
+  byRel.set('commit', rest);
+  byRel.set('without full-page images', withoutFpi + rest);
+  return byRel;
+}
+
+/** Keeps the WAL written from now on until released, so that the reading after a long phase (a batch writes
+ * hundreds of MB) finds segments a checkpoint would otherwise have recycled meanwhile: a temporary physical
+ * replication slot on a connection of its own, which Postgres drops when that connection closes, so a killed bench
+ * leaves none behind. Undefined where a slot cannot be made (no replication privilege, `wal_level = minimal`, no
+ * free slot): the reading then works as long as no checkpoint recycled the phase's first segment. */
+async function holdWal(sql: postgres.Sql): Promise<{ release(): Promise<void> } | undefined> {
+  const conn = await sql.reserve();
+  const name = `vs_bench_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  try {
+    await conn`select pg_create_physical_replication_slot(${name}, true, true)`;
+  } catch {
+    conn.release();
+    return undefined;
+  }
   return {
-    /** Reads up to `endLsn` (at most 30 s more), then stops pg_waldump. */
-    async stop(endLsn: string): Promise<Map<string, number> | undefined> {
-      end = lsnValue(endLsn);
-      // pg_waldump --follow waits for more WAL at the end: a record written after endLsn ends the reading
-      await Promise.race([done, new Promise((r) => setTimeout(r, 30_000))]);
-      child.kill();
-      if (!records) return undefined;
-      let rest = 0;
-      for (const tx of txOfOurs) rest += otherByTx.get(tx) ?? 0;
-      byRel.set('commit', rest);
-      byRel.set('without full-page images', withoutFpi + rest);
-      return byRel;
+    async release() {
+      await conn`select pg_drop_replication_slot(${name})`.catch(() => undefined);
+      conn.release();
     },
   };
 }
@@ -313,7 +321,8 @@ export class CostProbe {
     private readonly procs: ServerProc[],
     databaseUrl: string,
   ) {
-    this.sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+    // two: one of them holds the phase's WAL (holdWal)
+    this.sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
   }
 
   private async snap(): Promise<Snap> {
@@ -412,6 +421,7 @@ export class CostProbe {
   ): Promise<{ result: T; cost: PhaseCost }> {
     // a scrape resets the event-loop histogram: the next one covers the phase only
     await Promise.all(this.procs.map((p) => metricsText(p.url)));
+    const walHold = await holdWal(this.sql);
     const before = await this.snap();
     this.db ??= (
       await this.sql<{ oid: number; dir: string }[]>`
@@ -420,10 +430,11 @@ export class CostProbe {
     )[0];
     const [seg] = await this.sql<{ lsn: string }[]>`
       select (${before.walLsn}::pg_lsn - (pg_walfile_name_offset(${before.walLsn}::pg_lsn)).file_offset)::text as lsn`;
-    const walTap =
-      this.db && seg ? walOfDatabase(this.db.dir, this.db.oid, before.walLsn, seg.lsn) : undefined;
     const perf = this.perfRecord(name, [...before.pg.keys()]);
-    const result = await run();
+    const result = await run().catch(async (err: unknown) => {
+      await walHold?.release();
+      throw err;
+    });
     await perf?.();
     const eldTexts = await Promise.all(this.procs.map((p) => metricsText(p.url)));
     // let the group-commit writer, the relay and the stats settle before counting (backends flush their
@@ -435,9 +446,17 @@ export class CostProbe {
     const [w] = await this.sql<{ d: string }[]>`
       select pg_wal_lsn_diff(${after.walLsn}::pg_lsn, ${before.walLsn}::pg_lsn)::text as d`;
     const wal = Number(w?.d ?? 0);
-    // a record written after the phase's end LSN lets the reader stop, on a quiet cluster too
-    await this.sql`select pg_logical_emit_message(false, 'bench', 'phase end')`;
-    const walRels = await walTap?.stop(after.walLsn);
+    let walRels: Map<string, number> | undefined;
+    try {
+      if (this.db && seg)
+        walRels = await walOfDatabase(this.db.dir, this.db.oid, {
+          start: before.walLsn,
+          segmentStart: seg.lsn,
+          end: after.walLsn,
+        });
+    } finally {
+      await walHold?.release();
+    }
     let walDb: Record<string, number> | undefined;
     if (walRels) {
       const names = new Map(
