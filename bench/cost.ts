@@ -413,15 +413,28 @@ export class CostProbe {
   }
 
   /** Runs a phase between two snapshots; `requests` counts the phase's successful requests (or the flows written,
-   * when more: requests still in flight when the load generator stops are served and written too). */
+   * when more: requests still in flight when the load generator stops are served and written too). The phase's WAL
+   * is held from before its first snapshot until it has been read, however the phase ends. */
   async phase<T>(
+    name: string,
+    run: () => Promise<T>,
+    requests: (r: T) => number,
+  ): Promise<{ result: T; cost: PhaseCost }> {
+    const walHold = await holdWal(this.sql);
+    try {
+      return await this.measure(name, run, requests);
+    } finally {
+      await walHold?.release();
+    }
+  }
+
+  private async measure<T>(
     name: string,
     run: () => Promise<T>,
     requests: (r: T) => number,
   ): Promise<{ result: T; cost: PhaseCost }> {
     // a scrape resets the event-loop histogram: the next one covers the phase only
     await Promise.all(this.procs.map((p) => metricsText(p.url)));
-    const walHold = await holdWal(this.sql);
     const before = await this.snap();
     this.db ??= (
       await this.sql<{ oid: number; dir: string }[]>`
@@ -431,10 +444,7 @@ export class CostProbe {
     const [seg] = await this.sql<{ lsn: string }[]>`
       select (${before.walLsn}::pg_lsn - (pg_walfile_name_offset(${before.walLsn}::pg_lsn)).file_offset)::text as lsn`;
     const perf = this.perfRecord(name, [...before.pg.keys()]);
-    const result = await run().catch(async (err: unknown) => {
-      await walHold?.release();
-      throw err;
-    });
+    const result = await run();
     await perf?.();
     const eldTexts = await Promise.all(this.procs.map((p) => metricsText(p.url)));
     // let the group-commit writer, the relay and the stats settle before counting (backends flush their
@@ -446,17 +456,14 @@ export class CostProbe {
     const [w] = await this.sql<{ d: string }[]>`
       select pg_wal_lsn_diff(${after.walLsn}::pg_lsn, ${before.walLsn}::pg_lsn)::text as d`;
     const wal = Number(w?.d ?? 0);
-    let walRels: Map<string, number> | undefined;
-    try {
-      if (this.db && seg)
-        walRels = await walOfDatabase(this.db.dir, this.db.oid, {
-          start: before.walLsn,
-          segmentStart: seg.lsn,
-          end: after.walLsn,
-        });
-    } finally {
-      await walHold?.release();
-    }
+    const walRels =
+      this.db && seg
+        ? await walOfDatabase(this.db.dir, this.db.oid, {
+            start: before.walLsn,
+            segmentStart: seg.lsn,
+            end: after.walLsn,
+          })
+        : undefined;
     let walDb: Record<string, number> | undefined;
     if (walRels) {
       const names = new Map(
