@@ -17,6 +17,7 @@ import { loadavg } from 'node:os';
 import { CostProbe, costTable } from './cost.js';
 import {
   createBenchTenant,
+  flowBodies,
   type LoadResult,
   load,
   loadAllLists,
@@ -25,7 +26,6 @@ import {
   requireSharedData,
   startServer,
   table,
-  yentePeople,
 } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -37,23 +37,6 @@ const PHASES = new Set((process.env.BENCH_PHASES ?? 'livez,closed,open').split('
 if (PHASES.has('open') && !PHASES.has('closed') && !OPEN_RATE)
   throw new Error('BENCH_PHASES without closed needs BENCH_OPEN_RATE');
 
-/** Yente negatives and UN positives interleaved, so that every run (each starts at the first body) screens the same
- * mix of clear subjects and hits. */
-function bodies(): string[] {
-  const neg = yentePeople('negatives_global.csv', 1000);
-  const pos = yentePeople('positives_un_untreated.csv', 1000);
-  const mixed = neg.flatMap((n, i) => (pos[i] ? [n, pos[i]] : [n]));
-  return mixed
-    .filter((p) => p.name.length <= 200)
-    .map((p) =>
-      JSON.stringify({
-        mode: 'sync',
-        applicant: { legal_name_last: p.name },
-        datasets: ['sanctions', 'pep'],
-      }),
-    );
-}
-
 const ok = (r: LoadResult) => r.requests - r.non2xx - r.errors;
 const load1 = () => loadavg()[0]?.toFixed(1);
 
@@ -64,7 +47,7 @@ async function main() {
   try {
     const version = await loadAllLists(server);
     const key = await createBenchTenant(server);
-    const b = bodies();
+    const b = flowBodies();
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const opts = {
       url: `${server.url}/v1/flows`,

@@ -97,11 +97,12 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** `bin/veriscreen serve` as a child process; resolves once it prints its URL. */
-export async function spawnServe(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+/** `bin/veriscreen serve` (or another server script: bench:floor's) as a child process; resolves once it prints its
+ * URL. */
+export async function spawnServe(env: NodeJS.ProcessEnv, command = [BIN, 'serve']): Promise<ServeProcess> {
   // BENCH_SERVER_NODE_ARGS: extra node flags for the server processes (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...command], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -414,4 +415,21 @@ export function yentePeople(file: string, limit = Number.POSITIVE_INFINITY): Yen
     if (!name) return [];
     return [{ name, ...(dob && /^\d{4}(-\d{2}(-\d{2})?)?$/.test(dob) ? { date_of_birth: dob } : {}) }];
   });
+}
+
+/** Yente negatives and UN positives interleaved, so that every run (each starts at the first body) screens the same
+ * mix of clear subjects and hits (bench:flows, bench:floor). */
+export function flowBodies(): string[] {
+  const neg = yentePeople('negatives_global.csv', 1000);
+  const pos = yentePeople('positives_un_untreated.csv', 1000);
+  const mixed = neg.flatMap((n, i) => (pos[i] ? [n, pos[i]] : [n]));
+  return mixed
+    .filter((p) => p.name.length <= 200)
+    .map((p) =>
+      JSON.stringify({
+        mode: 'sync',
+        applicant: { legal_name_last: p.name },
+        datasets: ['sanctions', 'pep'],
+      }),
+    );
 }

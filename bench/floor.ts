@@ -1,0 +1,197 @@
+// npm run bench:floor — what a sync flow costs the design card's own path, against what it costs the api, in one run.
+// The floor is bench/floor-server.ts: uWebSockets.js, a JSON body parsed, one Piscina task on two threads that returns
+// at once, one durable row a flow through a group-commit writer (postgres.js, one statement in flight) and a JSON
+// answer — no auth, validation, matching, policy, alerts, events or audit. The same bodies, the same load generators
+// (closed loop at BENCH_CONNECTIONS, then the open loop at one rate for both: BENCH_OPEN_RATE, default half the api's
+// closed-loop rate) and the same CPU accounting (the server processes from /proc, the Postgres backends of each one's
+// database from /proc/<pid>/schedstat, the load generator's own process) for both. What the floor costs no
+// application change can remove on this machine; what the api costs above it is the application's.
+//
+// BENCH_SECONDS (10) a run, BENCH_WARMUP_SECONDS (20) of closed-loop flows first, BENCH_CONNECTIONS (32)
+
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import {
+  createBenchTenant,
+  flowBodies,
+  type LoadResult,
+  load,
+  loadAllLists,
+  machine,
+  openLoad,
+  ROOT,
+  requireSharedData,
+  spawnServe,
+  startServer,
+} from './harness.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 20);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const OPEN_RATE = process.env.BENCH_OPEN_RATE ? Number(process.env.BENCH_OPEN_RATE) : undefined;
+const PG = 'postgres://postgres@127.0.0.1:5432';
+
+/** utime + stime of a process or thread, seconds (0 once it is gone). */
+function cpu(path: string): number {
+  try {
+    const s = readFileSync(path, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Time on a CPU of a thread, seconds, from schedstat (ns): exact where utime + stime count 10 ms ticks. */
+function onCpu(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+  } catch {
+    return 0;
+  }
+}
+
+interface Target {
+  label: string;
+  url: string;
+  headers: Record<string, string>;
+  pids: number[];
+  db: string;
+}
+
+interface Measured {
+  result: LoadResult;
+  /** CPU ms a flow */
+  main: number;
+  process: number;
+  postgres: number;
+  generator: number;
+}
+
+/** One load run against a target, with the CPU each part spent on it. */
+async function measured(t: Target, run: () => Promise<LoadResult>, admin: postgres.Sql): Promise<Measured> {
+  const backends = async () =>
+    (await admin<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${t.db}`).map(
+      (r) => r.pid,
+    );
+  const pidsBefore = await backends();
+  const snap = (pgPids: number[]) => ({
+    main: t.pids.reduce((s, p) => s + cpu(`/proc/${p}/task/${p}/stat`), 0),
+    process: t.pids.reduce((s, p) => s + cpu(`/proc/${p}/stat`), 0),
+    pg: new Map(pgPids.map((p) => [p, onCpu(p)])),
+    gen: process.cpuUsage(),
+  });
+  const before = snap(pidsBefore);
+  const result = await run();
+  const pidsAfter = await backends();
+  const after = snap([...new Set([...pidsBefore, ...pidsAfter])]);
+  const ok = Math.max(1, result.requests - result.non2xx - result.errors);
+  const per = (s: number) => (s * 1000) / ok;
+  // a backend that started during the run counts from 0 (its whole life is in the run)
+  const pg = [...after.pg].reduce((s, [pid, v]) => s + v - (before.pg.get(pid) ?? 0), 0);
+  const gen = process.cpuUsage(before.gen);
+  return {
+    result,
+    main: per(after.main - before.main),
+    process: per(after.process - before.process),
+    postgres: per(pg),
+    generator: per((gen.user + gen.system) / 1e6),
+  };
+}
+
+async function phases(t: Target, bodies: string[], admin: postgres.Sql, openRate: () => number) {
+  const opts = { url: t.url, method: 'POST' as const, headers: t.headers, bodies, connections: CONNECTIONS };
+  await load(`${t.label} warm-up`, { ...opts, seconds: WARMUP_SECONDS });
+  const closed = await measured(t, () => load(`${t.label} closed`, { ...opts, seconds: SECONDS }), admin);
+  const rate = openRate() || Math.max(1, Math.round(closed.result.rps / 2));
+  const open = await measured(
+    t,
+    () => openLoad(`${t.label} open`, { ...opts, seconds: SECONDS, rate }),
+    admin,
+  );
+  return { closed, open, rate };
+}
+
+async function main() {
+  requireSharedData();
+  const bodies = flowBodies();
+  const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
+  const floorDb = `vs_floor_${randomBytes(4).toString('hex')}`;
+  await admin.unsafe(`create database "${floorDb}"`);
+  const server = await startServer({ ingest: [], topology: 'split' });
+  const floor = await spawnServe({ ...process.env, DATABASE_URL: `${PG}/${floorDb}` }, [
+    join(ROOT, 'dist', 'bench', 'floor-server.js'),
+  ]);
+  try {
+    await loadAllLists(server);
+    const key = await createBenchTenant(server);
+    const loadBefore = loadavg()[0]?.toFixed(1);
+    const appDb = new URL(server.env.DATABASE_URL as string).pathname.slice(1);
+    const app = await phases(
+      {
+        label: 'api',
+        url: `${server.url}/v1/flows`,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        pids: server.procs.map((p) => p.pid),
+        db: appDb,
+      },
+      bodies,
+      admin,
+      () => OPEN_RATE ?? 0,
+    );
+    const fl = await phases(
+      {
+        label: 'floor',
+        url: `${floor.url}/v1/flows`,
+        headers: { 'content-type': 'application/json' },
+        pids: [floor.child.pid as number],
+        db: floorDb,
+      },
+      bodies,
+      admin,
+      () => app.rate,
+    );
+    const f1 = (n: number) => n.toFixed(1);
+    const f3 = (n: number) => n.toFixed(3);
+    const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '—');
+    const rows: [string, (m: Measured) => number, (n: number) => string][] = [
+      ['flows/s', (m) => m.result.rps, (n) => String(Math.round(n))],
+      ['p50 ms', (m) => m.result.p50_ms, f1],
+      ['p99 ms', (m) => m.result.p99_ms, f1],
+      ['non-2xx + errors', (m) => m.result.non2xx + m.result.errors, String],
+      ['CPU ms a flow: server main threads', (m) => m.main, f3],
+      ['CPU ms a flow: server processes (all threads)', (m) => m.process, f3],
+      ['CPU ms a flow: Postgres backends', (m) => m.postgres, f3],
+      ['CPU ms a flow: server + Postgres', (m) => m.process + m.postgres, f3],
+      ['CPU ms a flow: load generator', (m) => m.generator, f3],
+    ];
+    const section = (name: string, a: Measured, f: Measured) =>
+      rows.map(
+        ([label, get, fmt]) =>
+          `| ${name}: ${label} | ${fmt(get(a))} | ${fmt(get(f))} | ${ratio(get(a), get(f))} |`,
+      );
+    process.stdout.write(
+      `\n${new Date().toISOString()} — ${machine()} — api + worker against the floor server — load average ` +
+        `${loadBefore} before, ${loadavg()[0]?.toFixed(1)} after\n\n` +
+        `| ${SECONDS} s a run, ${CONNECTIONS} connections | api (all lists) | floor | api ÷ floor |\n|---|---|---|---|\n` +
+        [
+          ...section('closed loop', app.closed, fl.closed),
+          ...section(`open loop ${app.rate}/s`, app.open, fl.open),
+        ].join('\n') +
+        '\n',
+    );
+  } finally {
+    await floor.stop();
+    await server.stop();
+    await admin.unsafe(`drop database if exists "${floorDb}" with (force)`);
+    await admin.end();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
