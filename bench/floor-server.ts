@@ -89,9 +89,6 @@ async function flow(body: Buffer): Promise<{ status: string; payload: string }> 
 }
 
 const app = uWS.App();
-app.get('/livez', (res) => {
-  res.writeHeader('content-type', 'application/json').end('{"status":"ok"}');
-});
 app.post('/v1/flows', (res) => {
   let aborted = false;
   res.onAborted(() => {

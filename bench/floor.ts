@@ -15,6 +15,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import {
+  type BenchServer,
   createBenchTenant,
   flowBodies,
   type LoadResult,
@@ -24,6 +25,7 @@ import {
   openLoad,
   ROOT,
   requireSharedData,
+  type ServeProcess,
   spawnServe,
   startServer,
 } from './harness.js';
@@ -121,11 +123,13 @@ async function main() {
   const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
   const floorDb = `vs_floor_${randomBytes(4).toString('hex')}`;
   await admin.unsafe(`create database "${floorDb}"`);
-  const server = await startServer({ ingest: [], topology: 'split' });
-  const floor = await spawnServe({ ...process.env, DATABASE_URL: `${PG}/${floorDb}` }, [
-    join(ROOT, 'dist', 'bench', 'floor-server.js'),
-  ]);
+  let server: BenchServer | undefined;
+  let floor: ServeProcess | undefined;
   try {
+    server = await startServer({ ingest: [], topology: 'split' });
+    floor = await spawnServe({ ...process.env, DATABASE_URL: `${PG}/${floorDb}` }, [
+      join(ROOT, 'dist', 'bench', 'floor-server.js'),
+    ]);
     await loadAllLists(server);
     const key = await createBenchTenant(server);
     const loadBefore = loadavg()[0]?.toFixed(1);
@@ -184,8 +188,8 @@ async function main() {
         '\n',
     );
   } finally {
-    await floor.stop();
-    await server.stop();
+    await floor?.stop();
+    await server?.stop();
     await admin.unsafe(`drop database if exists "${floorDb}" with (force)`);
     await admin.end();
   }
