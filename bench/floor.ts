@@ -17,6 +17,7 @@ import postgres from 'postgres';
 import {
   type BenchServer,
   createBenchTenant,
+  flowBenchSettings,
   flowBodies,
   type LoadResult,
   load,
@@ -30,10 +31,7 @@ import {
   startServer,
 } from './harness.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 20);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const OPEN_RATE = process.env.BENCH_OPEN_RATE ? Number(process.env.BENCH_OPEN_RATE) : undefined;
+const knobs = flowBenchSettings();
 const PG = 'postgres://postgres@127.0.0.1:5432';
 
 /** utime + stime of a process or thread, seconds (0 once it is gone). */
@@ -105,13 +103,23 @@ async function measured(t: Target, run: () => Promise<LoadResult>, admin: postgr
 }
 
 async function phases(t: Target, bodies: string[], admin: postgres.Sql, openRate: () => number) {
-  const opts = { url: t.url, method: 'POST' as const, headers: t.headers, bodies, connections: CONNECTIONS };
-  await load(`${t.label} warm-up`, { ...opts, seconds: WARMUP_SECONDS });
-  const closed = await measured(t, () => load(`${t.label} closed`, { ...opts, seconds: SECONDS }), admin);
+  const opts = {
+    url: t.url,
+    method: 'POST' as const,
+    headers: t.headers,
+    bodies,
+    connections: knobs.connections,
+  };
+  await load(`${t.label} warm-up`, { ...opts, seconds: knobs.warmupSeconds });
+  const closed = await measured(
+    t,
+    () => load(`${t.label} closed`, { ...opts, seconds: knobs.seconds }),
+    admin,
+  );
   const rate = openRate() || Math.max(1, Math.round(closed.result.rps / 2));
   const open = await measured(
     t,
-    () => openLoad(`${t.label} open`, { ...opts, seconds: SECONDS, rate }),
+    () => openLoad(`${t.label} open`, { ...opts, seconds: knobs.seconds, rate }),
     admin,
   );
   return { closed, open, rate };
@@ -144,7 +152,7 @@ async function main() {
       },
       bodies,
       admin,
-      () => OPEN_RATE ?? 0,
+      () => knobs.openRate ?? 0,
     );
     const fl = await phases(
       {
@@ -180,7 +188,7 @@ async function main() {
     process.stdout.write(
       `\n${new Date().toISOString()} — ${machine()} — api + worker against the floor server — load average ` +
         `${loadBefore} before, ${loadavg()[0]?.toFixed(1)} after\n\n` +
-        `| ${SECONDS} s a run, ${CONNECTIONS} connections | api (all lists) | floor | api ÷ floor |\n|---|---|---|---|\n` +
+        `| ${knobs.seconds} s a run, ${knobs.connections} connections | api (all lists) | floor | api ÷ floor |\n|---|---|---|---|\n` +
         [
           ...section('closed loop', app.closed, fl.closed),
           ...section(`open loop ${app.rate}/s`, app.open, fl.open),

@@ -17,6 +17,7 @@ import { loadavg } from 'node:os';
 import { CostProbe, costTable } from './cost.js';
 import {
   createBenchTenant,
+  flowBenchSettings,
   flowBodies,
   type LoadResult,
   load,
@@ -28,11 +29,13 @@ import {
   table,
 } from './harness.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 20);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const {
+  seconds: SECONDS,
+  warmupSeconds: WARMUP_SECONDS,
+  connections: CONNECTIONS,
+  openRate: OPEN_RATE,
+} = flowBenchSettings();
 const TOPOLOGY = process.env.BENCH_TOPOLOGY === 'all' ? 'all' : 'split';
-const OPEN_RATE = process.env.BENCH_OPEN_RATE ? Number(process.env.BENCH_OPEN_RATE) : undefined;
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'livez,closed,open').split(','));
 if (PHASES.has('open') && !PHASES.has('closed') && !OPEN_RATE)
   throw new Error('BENCH_PHASES without closed needs BENCH_OPEN_RATE');

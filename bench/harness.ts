@@ -433,3 +433,20 @@ export function flowBodies(): string[] {
       }),
     );
 }
+
+/** The knobs of the flow benches (bench:flows, bench:floor), read once from the environment: BENCH_SECONDS (10) a
+ * measured run, BENCH_WARMUP_SECONDS (20) of closed-loop flows first, BENCH_CONNECTIONS (32), BENCH_OPEN_RATE (the
+ * open loop's rate in flows/s; unset: half the closed loop's). */
+export function flowBenchSettings(): {
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  openRate: number | undefined;
+} {
+  return {
+    seconds: Number(process.env.BENCH_SECONDS ?? 10),
+    warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 20),
+    connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
+    openRate: process.env.BENCH_OPEN_RATE ? Number(process.env.BENCH_OPEN_RATE) : undefined,
+  };
+}
