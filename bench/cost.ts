@@ -92,7 +92,7 @@ const WAL_BY_INDEX = process.env.BENCH_WAL_BY_INDEX === '1';
 const TICK_S = 0.01; // USER_HZ: `getconf CLK_TCK` is 100 on Linux
 
 /** utime + stime of a process or one of its threads, in seconds (undefined when it is gone). */
-function cpuSeconds(path: string): number | undefined {
+export function cpuSeconds(path: string): number | undefined {
   try {
     // the command name (field 2) may hold spaces: fields after the closing parenthesis
     const s = readFileSync(path, 'utf8');

@@ -4,16 +4,16 @@
 // answer — no auth, validation, matching, policy, alerts, events or audit. The same bodies, the same load generators
 // (closed loop at BENCH_CONNECTIONS, then the open loop at one rate for both: BENCH_OPEN_RATE, default half the api's
 // closed-loop rate) and the same CPU accounting (the server processes from /proc, the Postgres backends of each one's
-// database from /proc/<pid>/schedstat, the load generator's own process) for both. What the floor costs no
+// database from /proc/<pid>/stat, as bench/cost.ts reads them, the load generator's own process) for both. What the floor costs no
 // application change can remove on this machine; what the api costs above it is the application's.
 //
 // BENCH_SECONDS (10) a run, BENCH_WARMUP_SECONDS (20) of closed-loop flows first, BENCH_CONNECTIONS (32)
 
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { cpuSeconds } from './cost.js';
 import {
   type BenchServer,
   createBenchTenant,
@@ -33,26 +33,6 @@ import {
 
 const knobs = flowBenchSettings();
 const PG = 'postgres://postgres@127.0.0.1:5432';
-
-/** utime + stime of a process or thread, seconds (0 once it is gone). */
-function cpu(path: string): number {
-  try {
-    const s = readFileSync(path, 'utf8');
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** Time on a CPU of a thread, seconds, from schedstat (ns): exact where utime + stime count 10 ms ticks. */
-function onCpu(pid: number): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
-  } catch {
-    return 0;
-  }
-}
 
 interface Target {
   label: string;
@@ -78,10 +58,18 @@ async function measured(t: Target, run: () => Promise<LoadResult>, admin: postgr
       (r) => r.pid,
     );
   const pidsBefore = await backends();
+  // a server process gone mid-run ends the bench anyway: 0
+  const cpu = (path: string) => cpuSeconds(path) ?? 0;
   const snap = (pgPids: number[]) => ({
     main: t.pids.reduce((s, p) => s + cpu(`/proc/${p}/task/${p}/stat`), 0),
     process: t.pids.reduce((s, p) => s + cpu(`/proc/${p}/stat`), 0),
-    pg: new Map(pgPids.map((p) => [p, onCpu(p)])),
+    // a backend gone by the second snapshot is left out of both (as bench/cost.ts does), never counted negative
+    pg: new Map(
+      pgPids.flatMap((p) => {
+        const v = cpuSeconds(`/proc/${p}/stat`);
+        return v === undefined ? [] : [[p, v] as const];
+      }),
+    ),
     gen: process.cpuUsage(),
   });
   const before = snap(pidsBefore);
@@ -102,7 +90,8 @@ async function measured(t: Target, run: () => Promise<LoadResult>, admin: postgr
   };
 }
 
-async function phases(t: Target, bodies: string[], admin: postgres.Sql, openRate: () => number) {
+/** Warm-up, closed loop, then the open loop at `openRate` (unset: half this target's closed-loop rate). */
+async function phases(t: Target, bodies: string[], admin: postgres.Sql, openRate: number | undefined) {
   const opts = {
     url: t.url,
     method: 'POST' as const,
@@ -116,7 +105,7 @@ async function phases(t: Target, bodies: string[], admin: postgres.Sql, openRate
     () => load(`${t.label} closed`, { ...opts, seconds: knobs.seconds }),
     admin,
   );
-  const rate = openRate() || Math.max(1, Math.round(closed.result.rps / 2));
+  const rate = openRate ?? Math.max(1, Math.round(closed.result.rps / 2));
   const open = await measured(
     t,
     () => openLoad(`${t.label} open`, { ...opts, seconds: knobs.seconds, rate }),
@@ -152,7 +141,7 @@ async function main() {
       },
       bodies,
       admin,
-      () => knobs.openRate ?? 0,
+      knobs.openRate,
     );
     const fl = await phases(
       {
@@ -164,7 +153,7 @@ async function main() {
       },
       bodies,
       admin,
-      () => app.rate,
+      app.rate,
     );
     const f1 = (n: number) => n.toFixed(1);
     const f3 = (n: number) => n.toFixed(3);
