@@ -4,6 +4,7 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import { alertRoutes } from './alerts/alert-routes.js';
+import { APPLICANT_PAGE_TAG, applicantPageRoutes } from './applicant-page/applicant-page-routes.js';
 import { resumeErasures, resweepLateUploads, startErasureWorker } from './applicants/applicant-erasure.js';
 import { applicantRoutes } from './applicants/applicant-routes.js';
 import { centralAuditHook } from './audit/audit.js';
@@ -328,13 +329,19 @@ function apiRoutes(d: {
     ...monitorRoutes({ sql, bus }),
     ...dashboardRoutes({
       // document previews are presigned GETs on the object store: the dashboard shows them as images
-      imageOrigins: d.s3Endpoint
-        ? [new URL(d.s3Endpoint).origin]
-        : [
-            `https://${config.S3_BUCKET}.s3.${config.S3_REGION}.amazonaws.com`,
-            `https://s3.${config.S3_REGION}.amazonaws.com`,
-          ],
+      imageOrigins: objectStoreOrigins(config, d.s3Endpoint),
     }),
+    // the applicant's captures are presigned PUTs to the object store
+    ...applicantPageRoutes({ uploadOrigins: objectStoreOrigins(config, d.s3Endpoint) }),
+  ];
+}
+
+/** The origins of the object store's presigned URLs (pages show or upload to them). */
+function objectStoreOrigins(config: Config, s3Endpoint: string | undefined): string[] {
+  if (s3Endpoint) return [new URL(s3Endpoint).origin];
+  return [
+    `https://${config.S3_BUCKET}.s3.${config.S3_REGION}.amazonaws.com`,
+    `https://s3.${config.S3_REGION}.amazonaws.com`,
   ];
 }
 
@@ -482,9 +489,9 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     s3Endpoint: s3.endpoint,
   });
   for (const r of routes) router.add(r);
-  // the dashboard's static pages are not part of the API contract
+  // the dashboard's and the applicant's static pages are not part of the API contract
   openapiDoc = buildOpenApi(
-    router.routes.filter((r) => r.spec.tag !== DASHBOARD_TAG),
+    router.routes.filter((r) => r.spec.tag !== DASHBOARD_TAG && r.spec.tag !== APPLICANT_PAGE_TAG),
     VERSION,
   );
 

@@ -1,6 +1,8 @@
 // The document reader: decode → quality → skew/orientation → find the MRZ band with a layout pass → read the
 // band under several preprocessings → repair and parse each reading → rank by check digits → strict check and
 // second-signal agreement. See docs/decisions.md "Document reading".
+
+import { QUALITY_THRESHOLDS } from '../quality-thresholds.js';
 import {
   crop,
   DEFAULT_LIMITS,
@@ -30,16 +32,8 @@ import { createOcr, type Ocr, type OcrLine } from './ocr.js';
 import { strictCheck } from './strict.js';
 import type { DocumentReader, DocumentReading, ImageQuality, MrzFields } from './types.js';
 
-/** Quality thresholds, measured on the PassportEye specimen set (docs/decisions.md "Document reading"). */
-export const QUALITY_THRESHOLDS = {
-  /** the shorter side of the image, in pixels: below it a card's MRZ characters are ~6 px wide */
-  minShortSide: 300,
-  /** variance of the Laplacian at 1000 px wide: the set's sharp images give 42–4,130; a Gaussian blur of
-   * σ = 2 px brings full-resolution pages to 37–160 */
-  minBlur: 40,
-  /** fraction of saturated pixels on a non-white page: the set's readable images give at most 0.14 */
-  maxGlare: 0.2,
-};
+/** one definition with the hosted page's live feedback */
+export { QUALITY_THRESHOLDS };
 
 export interface ReaderOptions extends Partial<ImageLimits> {}
 

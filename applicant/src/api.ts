@@ -1,0 +1,166 @@
+/**
+ * The page's only way to the service: the applicant-session operations of docs/journey.md, on the same origin with
+ * the session cookie (HttpOnly: the page never sees it), and the object store's presigned PUTs for captures.
+ */
+
+export type CaptureMode = 'live_only' | 'upload_only' | 'live_or_upload';
+export type Pose = 'front' | 'left' | 'right' | 'up' | 'down';
+
+export interface ConsentStep {
+  name: 'consent';
+  done: boolean;
+  biometric_required: boolean;
+  policy_version: string;
+}
+export interface IntakeStep {
+  name: 'intake';
+  done: boolean;
+  fields: { name: string; required: boolean; value_present: boolean }[];
+}
+export interface SessionDocument {
+  id: string;
+  doc_type: string;
+  side: string;
+  upload_status: string;
+  capture: string | null;
+}
+export interface DocumentStep {
+  name: 'document';
+  done: boolean;
+  allowed_document_types: string[];
+  allowed_issuing_countries: string[];
+  required_documents: { types: string[]; side: string; min: number }[];
+  capture_mode: CaptureMode;
+  nfc: 'disabled' | 'optional' | 'required';
+  documents: SessionDocument[];
+}
+export interface SelfieStep {
+  name: 'selfie';
+  done: boolean;
+  liveness: boolean;
+}
+export interface ReviewStep {
+  name: 'review';
+  done: boolean;
+}
+export type Step = ConsentStep | IntakeStep | DocumentStep | SelfieStep | ReviewStep;
+export type StepName = Step['name'];
+
+export interface SessionView {
+  flow_id: string;
+  purpose: 'verification' | 'handoff';
+  locale: string | null;
+  tenant: { display_name: string };
+  expires_at: string;
+  redirect_url: string | null;
+  steps: Step[];
+  missing: string[];
+  status: 'collecting' | 'submitted' | 'processing' | 'done';
+}
+
+export interface FieldIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly detail: FieldIssue[] = [],
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new ApiFailure(0, 'network', 'network');
+  }
+  const json = (await res.json().catch(() => null)) as
+    | (T & { error?: { code?: string; message?: string }; detail?: FieldIssue[] })
+    | null;
+  if (!res.ok) {
+    throw new ApiFailure(
+      res.status,
+      json?.error?.code ?? 'http_error',
+      json?.error?.message ?? res.statusText,
+      json?.detail ?? [],
+    );
+  }
+  return json as T;
+}
+
+export interface CreatedDocument {
+  id: string;
+  upload: { url: string; method: 'PUT'; headers: Record<string, string> };
+}
+export interface QualityVerdict {
+  ok: boolean;
+  reasons: string[];
+}
+export interface LivenessChallenge {
+  id: string;
+  nonce: string;
+  poses: Pose[];
+  expires_at: string;
+}
+
+export interface NewCapture {
+  doc_type: string;
+  side: string;
+  capture: 'camera' | 'upload';
+  mime_type: 'image/jpeg' | 'image/png';
+  liveness_challenge_id?: string;
+  pose?: Pose;
+}
+
+const flowPath = (flowId: string) => `/v1/flows/${encodeURIComponent(flowId)}`;
+
+export const api = {
+  session: () => call<SessionView>('GET', '/v1/applicant_session'),
+  consent: (body: { biometric: boolean; policy_version: string }) =>
+    call<SessionView>('POST', '/v1/applicant_session/consent', body),
+  intake: (body: Record<string, string>) => call<SessionView>('PUT', '/v1/applicant_session/intake', body),
+  handoff: () => call<{ url: string; expires_at: string }>('POST', '/v1/applicant_session/handoff'),
+  submit: () => call<SessionView>('POST', '/v1/applicant_session/submit'),
+  cancel: () => call<unknown>('POST', '/v1/applicant_session/cancel'),
+  createDocument: (flowId: string, body: NewCapture) =>
+    call<CreatedDocument>('POST', '/v1/documents', { submission_id: flowId, ...body }),
+  complete: (flowId: string, documentId: string) =>
+    call<unknown>('POST', `${flowPath(flowId)}/documents/${encodeURIComponent(documentId)}/complete`),
+  quality: (flowId: string, documentId: string) =>
+    call<QualityVerdict>('POST', `${flowPath(flowId)}/documents/${encodeURIComponent(documentId)}/quality`),
+  livenessChallenge: (flowId: string) =>
+    call<LivenessChallenge>('POST', `${flowPath(flowId)}/liveness_challenges`),
+};
+
+/** PUTs a capture to its presigned URL with exactly the headers the URL was signed with. */
+export async function putUpload(upload: CreatedDocument['upload'], image: Blob): Promise<void> {
+  let res: Response;
+  try {
+    res = await fetch(upload.url, { method: upload.method, headers: upload.headers, body: image });
+  } catch {
+    throw new ApiFailure(0, 'network', 'network');
+  }
+  if (!res.ok) throw new ApiFailure(res.status, 'upload_failed', res.statusText);
+}
+
+/** One capture sent: registered, uploaded, judged by the quality endpoint and, when good, completed. */
+export async function sendCapture(flowId: string, what: NewCapture, image: Blob): Promise<QualityVerdict> {
+  const doc = await api.createDocument(flowId, what);
+  await putUpload(doc.upload, image);
+  await api.complete(flowId, doc.id);
+  if (what.doc_type === 'selfie') return { ok: true, reasons: [] };
+  return api.quality(flowId, doc.id);
+}

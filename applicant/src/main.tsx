@@ -1,0 +1,43 @@
+import { render } from 'preact';
+import { ApiFailure, api } from './api';
+import { App } from './app';
+import { pickLocale, setLocale, t } from './i18n';
+import { LINK_PROBLEMS, LinkInvalid, type LinkProblem } from './steps/link-invalid';
+import './styles.css';
+
+/** Boot: an invalid link's page (`?link=`), or the applicant session's view (its cookie was set when the link was
+ * opened); no session means it has ended. */
+async function boot(root: HTMLElement) {
+  const link = new URLSearchParams(location.search).get('link');
+  const problem = (LINK_PROBLEMS as readonly string[]).includes(link ?? '') ? (link as LinkProblem) : null;
+  const done = (node: preact.ComponentChild) => {
+    render(node, root);
+    root.removeAttribute('aria-busy');
+  };
+  if (problem) {
+    setLocale(pickLocale(null, navigator.languages));
+    return done(<LinkInvalid problem={problem} />);
+  }
+  try {
+    const view = await api.session();
+    setLocale(pickLocale(view.locale, navigator.languages));
+    done(<App initial={view} />);
+  } catch (e) {
+    setLocale(pickLocale(null, navigator.languages));
+    if (e instanceof ApiFailure && (e.status === 401 || e.status === 403)) {
+      return done(<LinkInvalid problem="session" />);
+    }
+    done(
+      <section class="screen" data-step="error">
+        <h1>{t('app.title')}</h1>
+        <p role="alert">{t(e instanceof ApiFailure && e.status === 0 ? 'error.network' : 'error.generic')}</p>
+        <button type="button" class="primary" onClick={() => location.reload()}>
+          {t('app.retry')}
+        </button>
+      </section>,
+    );
+  }
+}
+
+const root = document.getElementById('app');
+if (root) void boot(root);
