@@ -7,6 +7,7 @@ import { listApplicants } from '../server/applicants/applicant-service.js';
 import { migrate } from '../server/db/migrate.js';
 import { connectSql, ensureDatabase } from '../server/db/sql.js';
 import { machine } from './harness.js';
+import { load1, recordResult } from './results.js';
 
 const ROWS = Number(process.env.BENCH_APPLICANTS ?? 1_000_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
@@ -74,6 +75,8 @@ async function main() {
     ];
     const rows: string[][] = [];
     const all: number[] = [];
+    const loadBefore = load1();
+    let slowest = { name: '', p99: 0 };
     for (const c of cases) {
       // warm-up
       for (let i = 0; i < 5; i++) await listApplicants(deps, tenant.id, await c.query(i));
@@ -88,6 +91,7 @@ async function main() {
       }
       times.sort((a, b) => a - b);
       all.push(...times);
+      if (pct(times, 99) > slowest.p99) slowest = { name: c.name, p99: pct(times, 99) };
       rows.push([
         c.name,
         String(ITERATIONS),
@@ -111,6 +115,24 @@ async function main() {
       '| query | runs | rows/page | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|---|\n',
     );
     for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);
+    const ms = (n: number) => Number(n.toFixed(1));
+    recordResult(
+      'applicants',
+      {
+        all_p50_ms: {
+          label: `q search at ${ROWS.toLocaleString('en')} applicants, all cases, p50`,
+          unit: 'ms',
+          value: ms(pct(all, 50)),
+        },
+        all_p99_ms: {
+          label: `q search at ${ROWS.toLocaleString('en')} applicants, all cases, p99`,
+          unit: 'ms',
+          value: ms(pct(all, 99)),
+        },
+        slowest_p99_ms: { label: `slowest case (${slowest.name}), p99`, unit: 'ms', value: ms(slowest.p99) },
+      },
+      { loadBefore },
+    );
   } finally {
     await sql.end({ timeout: 5 });
     if (!process.env.BENCH_KEEP_DB) {

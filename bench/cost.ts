@@ -20,7 +20,7 @@ const lsnValue = (lsn: string): bigint => {
 /** WAL written for one database between two LSNs, read from the WAL itself with pg_waldump once the phase is over:
  * every record that touches one of its relations, and the records (commits) of the transactions that did. The
  * cluster is shared with other work, so its LSN delta alone overstates our share. Read after the phase, not during
- * it: a reader following the WAL live (this bench until 2026-11-23 23:30) printed and parsed ~40 records a flow on
+ * it: a reader following the WAL live (as this bench first did) printed and parsed ~40 records a flow on
  * the two cores the server was measured on, in the load generator's own event loop. Gives bytes by relfilenode, with
  * `commit` for the rest, or undefined when nothing could be read (reported as unknown, not 0). */
 async function walOfDatabase(
@@ -601,6 +601,13 @@ export class CostProbe {
   }
 }
 
+/** Server processes' and Postgres backends' CPU ms per request: what a request costs the deployment. */
+export function serverPostgresMs(c: PhaseCost): number {
+  return Object.entries(c.cpu_ms)
+    .filter(([k]) => k.endsWith(' process') || k === 'postgres backends')
+    .reduce((s, [, v]) => s + v, 0);
+}
+
 /** Markdown tables of phase costs side by side. */
 export function costTable(costs: PhaseCost[]): string {
   const head = `| per request | ${costs.map((c) => c.name).join(' | ')} |\n|---|${costs.map(() => '---|').join('')}`;
@@ -623,12 +630,7 @@ export function costTable(costs: PhaseCost[]): string {
     ),
     line(
       'CPU ms: server + Postgres',
-      costs.map((c) =>
-        Object.entries(c.cpu_ms)
-          .filter(([k]) => k.endsWith(' process') || k === 'postgres backends')
-          .reduce((s, [, v]) => s + v, 0)
-          .toFixed(3),
-      ),
+      costs.map((c) => serverPostgresMs(c).toFixed(3)),
     ),
     line(
       'WAL bytes (cluster)',

@@ -30,6 +30,7 @@ import {
   spawnServe,
   startServer,
 } from './harness.js';
+import { recordResult } from './results.js';
 
 const knobs = flowBenchSettings();
 const PG = 'postgres://postgres@127.0.0.1:5432';
@@ -183,6 +184,43 @@ async function main() {
           ...section(`open loop ${app.rate}/s`, app.open, fl.open),
         ].join('\n') +
         '\n',
+    );
+    const cpu = (m: Measured) => Number((m.process + m.postgres).toFixed(3));
+    recordResult(
+      'floor',
+      {
+        floor_closed_flows_per_s: {
+          label: `floor, closed loop, ${knobs.connections} connections`,
+          unit: 'flows/s',
+          value: fl.closed.result.rps,
+        },
+        floor_closed_cpu_ms_per_flow: {
+          label: 'floor, closed loop, server + Postgres CPU a flow',
+          unit: 'ms',
+          value: cpu(fl.closed),
+        },
+        floor_open_p99_ms: {
+          label: `floor, open loop at ${app.rate}/s, p99`,
+          unit: 'ms',
+          value: fl.open.result.p99_ms,
+        },
+        api_closed_flows_per_s: {
+          label: 'api in the same run, closed loop',
+          unit: 'flows/s',
+          value: app.closed.result.rps,
+        },
+        api_closed_cpu_ms_per_flow: {
+          label: 'api in the same run, closed loop, server + Postgres CPU a flow',
+          unit: 'ms',
+          value: cpu(app.closed),
+        },
+        api_open_p99_ms: {
+          label: `api in the same run, open loop at ${app.rate}/s, p99`,
+          unit: 'ms',
+          value: app.open.result.p99_ms,
+        },
+      },
+      { loadBefore: Number(loadBefore) },
     );
   } finally {
     await floor?.stop();

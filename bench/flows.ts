@@ -6,7 +6,8 @@
 //
 // BENCH_SECONDS (10) per run, BENCH_CONNECTIONS (32), BENCH_TOPOLOGY: split (default) or all (one process, every role)
 // BENCH_WARMUP_SECONDS (20): closed-loop flows before the first measured run, so that V8 has optimised the hot code
-// (after 3 s its compiler threads still took 0.36–0.52 ms a flow, after 20 s 0.10–0.14: bench/RESULTS.md)
+// (after 3 s its compiler threads still took 0.36–0.52 ms a flow, after 20 s 0.10–0.14: bench/history/2026-11-23-flows.md,
+// "process level")
 // BENCH_OPEN_RATE: the open loop's rate in flows/s (default half the closed loop's), so that two builds compared back
 // to back are measured at the same rate; BENCH_PHASES: the runs to make, of livez,closed,open (default all three; the
 // open loop needs closed or BENCH_OPEN_RATE)
@@ -14,7 +15,7 @@
 // worker and a sync flow's latency does not depend on them.
 
 import { loadavg } from 'node:os';
-import { CostProbe, costTable } from './cost.js';
+import { CostProbe, costTable, type PhaseCost, serverPostgresMs } from './cost.js';
 import {
   createBenchTenant,
   flowBenchSettings,
@@ -28,6 +29,7 @@ import {
   startServer,
   table,
 } from './harness.js';
+import { type Figure, recordResult } from './results.js';
 
 const {
   seconds: SECONDS,
@@ -41,6 +43,45 @@ if (PHASES.has('open') && !PHASES.has('closed') && !OPEN_RATE)
   throw new Error('BENCH_PHASES without closed needs BENCH_OPEN_RATE');
 
 const ok = (r: LoadResult) => r.requests - r.non2xx - r.errors;
+
+type Run = { result: LoadResult; cost: PhaseCost };
+
+/** The figures bench/RESULTS.md shows: the closed loop's rate and cost, the open loop's p99 and cost. */
+function headline(runs: Run[], openRate: number | undefined): Record<string, Figure> {
+  const find = (prefix: string) => runs.find((r) => r.result.name.startsWith(prefix));
+  const closed = find('POST /v1/flows sync (all lists)');
+  const open = find('POST /v1/flows sync, open loop');
+  const livez = find('GET /livez');
+  const f: Record<string, Figure> = {};
+  if (closed) {
+    f.closed_flows_per_s = {
+      label: `closed loop, ${CONNECTIONS} connections`,
+      unit: 'flows/s',
+      value: closed.result.rps,
+    };
+    f.closed_p99_ms = { label: 'closed loop p99', unit: 'ms', value: closed.result.p99_ms };
+    f.closed_cpu_ms_per_flow = {
+      label: 'closed loop, server + Postgres CPU a flow',
+      unit: 'ms',
+      value: Number(serverPostgresMs(closed.cost).toFixed(3)),
+    };
+  }
+  if (open) {
+    f.open_p99_ms = { label: `open loop at ${openRate}/s, p99`, unit: 'ms', value: open.result.p99_ms };
+    f.open_cpu_ms_per_flow = {
+      label: 'open loop, server + Postgres CPU a flow',
+      unit: 'ms',
+      value: Number(serverPostgresMs(open.cost).toFixed(3)),
+    };
+  }
+  if (closed && livez)
+    f.ratio_livez = {
+      label: 'closed-loop flows ÷ /livez requests a second',
+      unit: '',
+      value: Number((closed.result.rps / livez.result.rps).toFixed(4)),
+    };
+  return f;
+}
 const load1 = () => loadavg()[0]?.toFixed(1);
 
 async function main() {
@@ -82,6 +123,7 @@ async function main() {
         ),
       );
     let closedRps: number | undefined;
+    let openRate: number | undefined;
     if (PHASES.has('closed')) {
       const flows = await phase('POST /v1/flows sync', 'closed', () => flowLoad(SECONDS));
       closedRps = flows.result.rps;
@@ -89,6 +131,7 @@ async function main() {
     }
     if (PHASES.has('open')) {
       const rate = OPEN_RATE ?? Math.max(1, Math.round((closedRps as number) / 2));
+      openRate = rate;
       runs.push(await phase(`open loop ${rate}/s`, 'open', () => flowLoad(SECONDS, rate)));
     }
     const byName = (n: string) => runs.find((r) => r.result.name.startsWith(n))?.result;
@@ -106,6 +149,7 @@ async function main() {
         `server + Postgres CPU per flow ≤ 0.8 ms\n\n` +
         `${costTable(runs.map((r) => r.cost))}\n`,
     );
+    recordResult('flows', headline(runs, openRate), { loadBefore: Number(loadBefore) });
   } finally {
     await probe.close();
     await server.stop();

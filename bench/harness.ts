@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { type Socket, connect as tcpConnect } from 'node:net';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -28,10 +28,7 @@ export function requireSharedData(): void {
   }
 }
 
-export function machine(): string {
-  const c = cpus();
-  return `${c.length} × ${c[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
-}
+export { machineName as machine } from './results.js';
 
 export interface BenchServer {
   url: string;

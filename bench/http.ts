@@ -9,6 +9,7 @@ import {
   table,
   yentePeople,
 } from './harness.js';
+import { load1, recordResult } from './results.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -37,6 +38,7 @@ async function main() {
       seconds: 2,
       connections: CONNECTIONS,
     });
+    const loadBefore = load1();
     const livez = await load('GET /livez', {
       url: `${server.url}/livez`,
       seconds: SECONDS,
@@ -52,6 +54,23 @@ async function main() {
     });
     process.stdout.write(`\n${new Date().toISOString()} — ${machine()}\n${table([livez, flows])}\n`);
     process.stdout.write(`ratio flow/livez req/s: ${(flows.rps / livez.rps).toFixed(3)}\n`);
+    recordResult(
+      'http',
+      {
+        flows_per_s: {
+          label: `sync flows, OFAC SDN only, ${CONNECTIONS} connections`,
+          unit: 'flows/s',
+          value: flows.rps,
+        },
+        p99_ms: { label: 'p99', unit: 'ms', value: flows.p99_ms },
+        ratio_livez: {
+          label: 'flows ÷ /livez requests a second, same run',
+          unit: '',
+          value: Number((flows.rps / livez.rps).toFixed(4)),
+        },
+      },
+      { loadBefore },
+    );
   } finally {
     await server.stop();
   }

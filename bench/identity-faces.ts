@@ -17,6 +17,7 @@ import {
 } from '../identity/face/index.js';
 import { parseCsvTable } from '../ingest/csv.js';
 import { machine, SHARED_DATA } from './harness.js';
+import { type Figure, load1, recordResult } from './results.js';
 
 const FACES = path.join(SHARED_DATA, 'faces', 'deepface');
 const DOCS = path.join(SHARED_DATA, 'documents', 'passporteye');
@@ -28,6 +29,9 @@ const MAX_SIDE = Number(process.env.BENCH_FACE_MAX_SIDE ?? DEFAULT_MAX_SIDE);
 const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
 const out: string[] = [];
 const say = (s = '') => out.push(s);
+const loadBefore = load1();
+/** The headline figures written to bench/results/ (keys as in TARGETS['identity:faces']). */
+const figures: Record<string, Figure> = {};
 
 // ---- metrics ------------------------------------------------------------------------------------------
 
@@ -178,6 +182,8 @@ for (const l of lists) {
       `${pct(accuracyAt(l.points, FACE_MATCH_THRESHOLD))} | ${pct(bestAccuracy(l.points))} | ${pct(t.tmr)} | ` +
       `${f3(Math.min(...pos))} | ${f3(Math.max(...neg))} |`,
   );
+  const key = l.file === 'pairs.csv' ? 'pairs' : 'pairs_pivot';
+  figures[`auc_${key}`] = { label: `ROC AUC, ${l.file}`, unit: '', value: Number(auc(l.points).toFixed(3)) };
 }
 const pooled = lists.flatMap((l) => l.points);
 const minSame = Math.min(...pooled.filter((p) => p.same).map((p) => p.s));
@@ -259,6 +265,7 @@ say(
       .map((x) => x.toFixed(1))
       .join(' / ')} on ${cpus().length} cores.`,
 );
+figures.per_image_p50_ms = { label: 'time an image, p50', unit: 'ms', value: quantile(times, 0.5) };
 const multi = [...analyses].filter(([f]) => /couple|many/.test(f)).map(([f, a]) => `${f}: ${a.faces.length}`);
 say(`Group photos: ${multi.join(', ')}.`);
 
@@ -316,3 +323,10 @@ if (docFaces.length) {
 }
 
 process.stdout.write(`${out.join('\n')}\n`);
+const pooledTmr = tmrAtFmr(pooled, 0.01).tmr;
+figures.tmr_at_fmr1_pct = {
+  label: 'true matches at ≤ 1 % false matches, both lists',
+  unit: '%',
+  value: Number((100 * pooledTmr).toFixed(1)),
+};
+recordResult('identity:faces', figures, { loadBefore });

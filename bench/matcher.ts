@@ -1,5 +1,6 @@
 // Matching-engine benchmark: quality on the shared development sets and speed on the real lists and on a
-// deterministic synthetic 1,000,000-entity set, measured in one run. Writes nothing; prints a table.
+// deterministic synthetic 1,000,000-entity set, measured in one run. Prints a table and writes the headline figures to
+// bench/results/ (bench/results.ts).
 // Run: npm run bench:matcher   (needs ../shared/data or VERISCREEN_SHARED_DATA)
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -32,13 +33,15 @@ import {
   YENTE_BENCH,
 } from './matcher-data.js';
 import { type ListName, PERTURB_CLASSES, perturb } from './perturb.js';
+import { type Figure, load1, recordResult } from './results.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SYNTH_N = Number(process.env.BENCH_SYNTH_N ?? 1_000_000);
 const BRUTE_SAMPLE = Number(process.env.BENCH_BRUTE_SAMPLE ?? 200);
 /** Passes of our screener over the brute-force sample for its second, steadier timing (about 150 ms of CPU), in
  * OUR_EPOCHS groups, each after a full collection: our CPU per screen moves from one full collection to the next
- * (0.10–0.20 ms on this sample, 0.09–0.13 ms without them: bench/RESULTS.md, mspeed4), and fuzzball's 40 s loop spans
+ * (0.10–0.20 ms on this sample, 0.09–0.13 ms without them: bench/history/2026-11-23-matcher.md, "matcher CPU per screen on
+ * the brute-force sample and its spread"), and fuzzball's 40 s loop spans
  * many of them, so ours is timed over several too (the mean of the groups: no group is dropped). */
 const OUR_PASSES = 40;
 const OUR_EPOCHS = 4;
@@ -112,6 +115,12 @@ const curveRow = (set: string, scores: number[]): void => {
 // ---- lists ---------------------------------------------------------------------------------------------
 
 const report: string[] = [];
+const loadBefore = load1();
+/** The headline figures written to bench/results/ (keys as in TARGETS.matcher). */
+const figures: Record<string, Figure> = {};
+const put = (key: string, label: string, unit: string, value: number): void => {
+  figures[key] = { label, unit, value: Number(value.toFixed(4)) };
+};
 const row = (label: string, ours: string, extra = ''): void => {
   report.push(`| ${label.padEnd(46)} | ${ours.padEnd(34)} | ${extra}`);
 };
@@ -168,6 +177,7 @@ section(`Quality (review threshold ${T_REVIEW})`);
     `logic-v2 (${frozen.length}): ${fmtPrf(lv2)}`,
   );
   row('  target', '', 'F1 ≥ 0.93');
+  put('f1_cases', 'nomenklatura cases.csv F1', '', ours.f1);
 
   const cross = readFileSync(path.join(SHARED, 'matching_cases/watchman/cross_script_pairs.csv'), 'utf8')
     .split('\n')
@@ -182,6 +192,7 @@ section(`Quality (review threshold ${T_REVIEW})`);
     `${pass}/${cross.length}`,
     `target ${cross.length}/${cross.length}`,
   );
+  put('cross_script', `watchman cross-script pairs (of ${cross.length})`, '', pass);
 }
 
 // ---- quality: screening against real lists ------------------------------------------------------------
@@ -218,12 +229,14 @@ const B = YENTE_BENCH;
       `recall ${pct(u.hits / u.n)} (${u.hits})`,
       'target ≥ 99 %',
     );
+    put('un_untreated_recall_pct', 'UN untreated recall', '%', (100 * u.hits) / u.n);
     const t = screenRecall(sc, readTable(B + 'positives_un_treated.csv'), 'UN treated');
     row(
       `UN positives treated vs UN list (${t.n})`,
       `recall ${pct(t.hits / t.n)} (${t.hits})`,
       'target ≥ 99 %',
     );
+    put('un_treated_recall_pct', 'UN treated recall', '%', (100 * t.hits) / t.n);
   } else row('UN positives', 'skipped: un_xml not available');
   const cg = byFormat('senzing_json');
   if (cg.length > 0) {
@@ -234,6 +247,7 @@ const B = YENTE_BENCH;
       `recall ${pct(c.hits / c.n)} (${c.hits})`,
       'target ≥ 98 %',
     );
+    put('congress_recall_pct', 'US Congress recall', '%', (100 * c.hits) / c.n);
   } else row('US Congress positives', 'skipped: senzing_json not available');
   const sdn = byFormat('ofac_sdn_csv');
   if (sdn.length > 0) {
@@ -252,6 +266,7 @@ const B = YENTE_BENCH;
       `${hit}/${names.length} (${pct(hit / names.length)})`,
       'target ≥ 79/81',
     );
+    put('putin_spellings', `Putin spellings found (of ${names.length})`, '', hit);
   }
 }
 
@@ -289,6 +304,12 @@ row(
   `negatives vs ALL lists (${negSubjects.length})`,
   `FP rate ${pct(negFp / negSubjects.length, 2)} (${negFp})`,
   'target ≤ 1 %',
+);
+put(
+  'negatives_fp_pct',
+  `false positives on the ${negSubjects.length} yente negatives`,
+  '%',
+  (100 * negFp) / negSubjects.length,
 );
 row(
   '  false positives by source of top match',
@@ -333,6 +354,7 @@ curveRow(
     `recall ${pct(all / cases.length)} (${all})`,
     'target ≥ 98 %',
   );
+  put('perturbed_recall_pct', 'perturbed list names recall', '%', (100 * all) / cases.length);
   row('  by class', byClass.join(', '));
 }
 
@@ -355,6 +377,8 @@ row(
   `${quantile(negTimes, 0.5).toFixed(3)} / ${quantile(negTimes, 0.99).toFixed(3)} / ${quantile(negTimes, 1).toFixed(1)} ms`,
   'target p50 ≤ 0.25 ms, p99 ≤ 1 ms',
 );
+put('negatives_p50_ms', `1 thread, ${negTimes.length} negatives, p50`, 'ms', quantile(negTimes, 0.5));
+put('negatives_p99_ms', `1 thread, ${negTimes.length} negatives, p99`, 'ms', quantile(negTimes, 0.99));
 row(
   `1 thread, ${posTimes.length} positives: p50 / p99 / max`,
   `${quantile(posTimes, 0.5).toFixed(3)} / ${quantile(posTimes, 0.99).toFixed(3)} / ${quantile(posTimes, 1).toFixed(1)} ms`,
@@ -447,7 +471,8 @@ const oneThreadQps = 1000 / (negTimes.reduce((a, b) => a + b, 0) / negTimes.leng
   // collection of fuzzball's garbage, or one scheduling stall on a shared machine, moves it by a third), while
   // fuzzball's figure averages over its whole loop: so both lines time ours the same way, over the same sample
   // OUR_PASSES times in OUR_EPOCHS groups, each after a collection and one untimed pass (a full collection sets our
-  // level until the next: bench/RESULTS.md, mspeed4), by the clock and by the main thread's own CPU time
+  // level until the next: bench/history/2026-11-23-matcher.md, "matcher CPU per screen on the brute-force sample
+  // and its spread"), by the clock and by the main thread's own CPU time
   let ourCpuTotal = 0;
   let ourWallTotal = 0;
   const epochMs: string[] = [];
@@ -472,6 +497,12 @@ const oneThreadQps = 1000 / (negTimes.reduce((a, b) => a + b, 0) / negTimes.leng
     `clock: ours ${ourMs.toFixed(3)} ms/q (${OUR_PASSES} passes) vs ${bfMs.toFixed(1)} ms/q`,
     `speed ratio ours/brute-force = 1/${(bfMs / ourMs).toFixed(0)} (target ≥ 1,000×)`,
   );
+  figures.brute_force_ratio = {
+    label: 'speed ÷ brute-force fuzzball, same run (clock)',
+    unit: '×',
+    value: Math.round(bfMs / ourMs),
+    note: `in CPU time ${Math.round(bfCpuMs / ourCpuMs).toLocaleString('en')}×`,
+  };
   row(
     `  clock, ours' first pass straight after fuzzball's loop (one 200-screen sample, shown, not the target)`,
     `ours ${firstPassMs.toFixed(3)} ms/q vs ${bfMs.toFixed(1)} ms/q`,
@@ -649,6 +680,12 @@ const oneThreadQps = 1000 / (negTimes.reduce((a, b) => a + b, 0) / negTimes.leng
     `${quantile(times, 0.5).toFixed(3)} / ${quantile(times, 0.99).toFixed(3)} / ${quantile(times, 1).toFixed(1)} ms`,
     `target p99 ≤ 5 ms; ${hits} queries with a match`,
   );
+  // the targets are for 1,000,000 entities; a smaller set (BENCH_SYNTH_N) is reported without them
+  const n = SYNTH_N.toLocaleString('en');
+  const key = SYNTH_N === 1_000_000 ? 'synthetic' : 'synthetic_small';
+  put(`${key}_build_s`, `${n} synthetic entities: index build`, 's', buildMs / 1000);
+  put(`${key}_index_mb`, `${n} synthetic entities: index`, 'MB', sabBytes(idx) / 2 ** 20);
+  put(`${key}_p99_ms`, `${n} synthetic entities: 1 thread p99`, 'ms', quantile(times, 0.99));
 }
 
 report.push('');
@@ -657,3 +694,4 @@ report.push(
     `peak RSS ${MB(process.resourceUsage().maxRSS * 1024)}; total ${((performance.now() - tStart) / 1000).toFixed(0)} s`,
 );
 process.stdout.write(`# veriscreen matcher bench\n${report.join('\n')}\n`);
+recordResult('matcher', figures, { loadBefore });

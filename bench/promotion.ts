@@ -21,6 +21,7 @@ import {
   spawnServe,
   table,
 } from './harness.js';
+import { load1, recordResult } from './results.js';
 
 const SWAPS = Number(process.env.BENCH_SWAPS ?? 20);
 const STEADY_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -141,6 +142,7 @@ async function main() {
       );
 
     await drive('warmup', 2);
+    const loadBefore = load1();
     const steady = await drive('steady', STEADY_SECONDS);
     // the first promotion of 2021 is a cold load (artifact from S3, new threads); later swaps between the two
     // versions hit the warm previous generation
@@ -192,6 +194,32 @@ async function main() {
           )} MiB (ratio ${rssAfterAll.map((r, i) => (r / (rssAfterFirst[i] ?? r)).toFixed(2)).join(' / ')})`,
         `checks with a missing or mixed dataset version: ${bad?.n}; checks by version: ${byVersion.map((r) => `${r.v.slice(0, 8)}… ${r.n}`).join(', ')}`,
       ].join('\n') + '\n',
+    );
+    recordResult(
+      'promotion',
+      {
+        non_2xx: {
+          label: `non-2xx answers during ${SWAPS} promotions (of ${sum(during, 'requests').toLocaleString('en')} requests)`,
+          unit: '',
+          value: sum(during, 'non2xx') + sum(during, 'errors'),
+        },
+        p99_ratio: {
+          label: 'p99 during swaps ÷ steady p99',
+          unit: '',
+          value: Number((p99(during) / p99(steady)).toFixed(2)),
+        },
+        mixed_version_checks: {
+          label: 'checks with a missing or mixed dataset version',
+          unit: '',
+          value: Number(bad?.n),
+        },
+        propagation_max_ms: {
+          label: 'promote returned → every API process on the new version, max',
+          unit: 'ms',
+          value: Math.round(Math.max(...propagation_ms)),
+        },
+      },
+      { loadBefore },
     );
   } finally {
     for (const p of procs.reverse()) await p.stop().catch(() => {});

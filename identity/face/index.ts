@@ -14,7 +14,7 @@ export interface DetectedFace {
   /** advisory liveness score 0..1 (human's liveness model; higher = more likely a live capture), null when no
    *  liveness model ran on this face. Weak evidence: a low score routes to review, never rejects on its own. */
   liveness: number | null;
-  /** human's anti-spoof model, 0..1, kept beside `liveness` as evidence; weaker still (bench/RESULTS.md) */
+  /** human's anti-spoof model, 0..1, kept beside `liveness` as evidence; weaker still (bench/history, identity-faces) */
   antispoof: number | null;
   /** which detector found the face: face-api's SSD, or human's detector where the SSD saw nothing there */
   detector: 'face-api' | 'human';
@@ -47,7 +47,7 @@ export interface FaceAnalyzerOptions {
   minDetectionScore?: number;
 }
 
-/** Same person when faceSimilarity(a, b) >= this. Measured on deepface's pair lists (bench/RESULTS.md): the 107
+/** Same person when faceSimilarity(a, b) >= this. Measured on deepface's pair lists (bench:identity:faces): the 107
  *  same-person pairs score ≥ 0.447 and the 254 different-person pairs ≤ 0.433; 0.44 sits in that gap, i.e. a
  *  descriptor distance of 0.56, stricter than dlib's customary 0.6 (a false match costs more than a review). */
 export const FACE_MATCH_THRESHOLD = 0.44;

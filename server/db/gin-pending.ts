@@ -7,7 +7,8 @@ import type { Sql } from './sql.js';
  * pending list, and merge it into the index when it passes `gin_pending_list_limit` (4 MB) — inside the statement of
  * the insert that crosses it. A sync flow adds ~370 bytes to each trigram index's list, so once every ~11,350 flows
  * one flow graph statement merged both lists in the foreground, and every flow of its group commit (and every flow
- * queued behind it) waited 230–580 ms (bench/RESULTS.md, #14 sync flows, 2026-11-23 16:45). Autovacuum would merge
+ * queued behind it) waited 230–580 ms (bench/history/2026-11-23-flows.md, "where a flow's Postgres wait goes").
+ * Autovacuum would merge
  * them too, but only past its insert threshold (20 % of the table by default), and not at all where it is off.
  *
  * So the worker processes merge them in the background, on their own connection: every second they read how many
@@ -61,7 +62,8 @@ export class GinPendingMerger {
     );
     // one table a tick, the one that took most rows since its last merge: merging applicants' and checks' lists back
     // to back held a core for 99 + 69 ms, and half the open loop's slowest flows arrived during that pair
-    // (bench/RESULTS.md, #14 sync flows, 2026-11-23 19:06–20:10); the other waits for the next tick
+    // (bench/history/2026-11-23-flows.md, "where the slow flows of the open loop wait"); the other waits for the next
+    // tick
     let due: { relid: string; inserted: number; since: number } | undefined;
     for (const t of tables) {
       const inserted = Number(t.inserted);

@@ -96,7 +96,8 @@ interface PendingGraph {
 /** Group commit for flow graphs. With nothing in flight a graph is written at once (no added latency); while a
  * statement runs, graphs arriving meanwhile queue and go together in the next one, sent when it returns, so under load
  * many flows share one statement and one commit. One in flight, not two: a second statement carried the few flows
- * that arrived during the first and paid a statement's fixed cost for them (bench/RESULTS.md, 2026-11-23 12:15).
+ * that arrived during the first and paid a statement's fixed cost for them (bench/history/2026-11-23-flows.md, "the
+ * flow's write path").
  * A failed batch is retried graph by graph, so one bad graph fails only its own request. */
 class FlowGraphWriter {
   private static readonly MAX_BATCH = 64;
@@ -169,7 +170,8 @@ interface GraphValues {
 /** Which optional parts a statement carries: the alert insert when a graph has alerts, the alert refresh when the
  * false-positive memory refreshed one. Each is a data-modifying CTE on alerts that Postgres initialises (and runs) at
  * every execution even for zero rows: the two cost ~0.1 ms of Postgres CPU a statement of clear flows, and the refresh
- * is almost always empty, so a statement without rows for them leaves them out (bench/RESULTS.md). */
+ * is almost always empty, so a statement without rows for them leaves them out (bench/history/2026-11-23-flows.md, "a
+ * flow-graph statement's fixed cost"). */
 interface GraphShape {
   alerts: boolean;
   refreshes: boolean;

@@ -38,7 +38,8 @@ export interface TemplateRow {
  * the entry at once (invalidateTemplateCache). Concurrent requests that find no fresh entry share one read, and an
  * entry past half its second is renewed by one read in the background while it is still served: before, every
  * request arriving while the expired entry was being read read it again (~14 reads a second at 415–450 flows/s, each
- * 4–39 ms under load, 1–7 % of the flows waiting for one: bench/RESULTS.md, #14 sync flows, 2026-11-23 16:45). */
+ * 4–39 ms under load, 1–7 % of the flows waiting for one: bench/history/2026-11-23-flows.md, "where a flow's
+ * Postgres wait goes"). */
 const TEMPLATE_CACHE_TTL_MS = 1000;
 type TemplateAndPolicy = { template: TemplateRow; policy: CheckPolicy };
 const templateCache = new Map<string, { at: number; value: TemplateAndPolicy }>();
