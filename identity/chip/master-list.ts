@@ -1,0 +1,72 @@
+// CSCA master lists (ICAO 9303-12 §9, as published by ICAO's PKD and by states such as Germany's BSI): a CMS
+// SignedData whose content is a CscaMasterList ::= SEQUENCE { version INTEGER, certList SET OF Certificate }.
+import type * as asn1js from 'asn1js';
+import { type Certificate, certificateSummary, fromBer, issuedBy, parseCertificate } from './certificates.js';
+import { embeddedSigner, OIDS, parseSignedCms, verifyCms } from './cms.js';
+import { ChipFormatError } from './tlv.js';
+
+export interface MasterList {
+  /** the CSCA certificates it carries (link certificates included) */
+  cscas: Certificate[];
+  /** entries that are not certificates this service can read (shown, not loaded) */
+  skipped: string[];
+  signer: ReturnType<typeof certificateSummary>;
+  signing_time: string | null;
+  /** where the signer's issuing CSCA was found: the trust store (trust carried over) or only the list itself
+   * (the list is intact and was signed by the holder of one of its own CSCAs: the operator's choice of source is
+   * the trust decision) */
+  signer_issuer: 'trust_store' | 'master_list';
+}
+
+const invalid = (why: string) => new ChipFormatError('master_list_invalid', `master list: ${why}`);
+
+/**
+ * Reads and verifies a master list: the SignerInfo's signature with the embedded signer certificate, the signer
+ * valid at signing time and issued by a CSCA of its own country, found in `store` or in the list itself.
+ * Throws a ChipFormatError: master_list_malformed (not a master list) or master_list_invalid (it does not verify).
+ */
+export function readMasterList(bytes: Uint8Array, store: Certificate[], now = new Date()): MasterList {
+  const cms = parseSignedCms(bytes, 'master_list');
+  if (cms.content_type !== OIDS.cscaMasterList) {
+    throw new ChipFormatError('master_list_malformed', `master list: content type ${cms.content_type}`);
+  }
+  const { cscas, skipped } = certList(cms.content);
+  const signer = embeddedSigner(cms);
+  if (!signer) throw invalid('the signer certificate is not in the SignedData');
+  const sig = verifyCms(cms, signer);
+  if (!sig.content_digest_matches || !sig.content_type_matches || !sig.signature_valid) {
+    throw invalid('its signature does not verify with its signer certificate');
+  }
+  const at = cms.signing_time ?? now;
+  if (at < signer.not_before || at > signer.not_after) {
+    throw invalid(`its signer certificate was not valid at ${at.toISOString()}`);
+  }
+  const sameCountry = (c: Certificate) => c.country === signer.issuer_country && issuedBy(signer, c);
+  const issuer = store.some(sameCountry) ? 'trust_store' : cscas.some(sameCountry) ? 'master_list' : null;
+  if (!issuer) throw invalid(`its signer (${signer.subject}) was not issued by a CSCA of its country`);
+  return {
+    cscas,
+    skipped,
+    signer: certificateSummary(signer),
+    signing_time: cms.signing_time?.toISOString() ?? null,
+    signer_issuer: issuer,
+  };
+}
+
+function certList(content: Uint8Array): { cscas: Certificate[]; skipped: string[] } {
+  const seq = fromBer(content, 'master_list') as asn1js.Sequence;
+  const set = seq.valueBlock?.value?.[1] as asn1js.Set | undefined;
+  if (!set?.valueBlock?.value) {
+    throw new ChipFormatError('master_list_malformed', 'master list: no certList');
+  }
+  const cscas: Certificate[] = [];
+  const skipped: string[] = [];
+  for (const el of set.valueBlock.value) {
+    try {
+      cscas.push(parseCertificate(new Uint8Array(el.valueBeforeDecodeView)));
+    } catch (err) {
+      skipped.push((err as Error).message);
+    }
+  }
+  return { cscas, skipped };
+}
