@@ -94,6 +94,35 @@ Exit status 1 when a file could not be read.`,
     positional: true,
     run: async (a) => (await import('./read-document-command.js')).readDocumentCommand(a),
   },
+  'verify-chip': {
+    usage: `veriscreen verify-chip --sod FILE --dg1 FILE [--dg2 FILE …] [--csca FILE | --master-list FILE …]
+
+Passive authentication of ePassport chip data read from files, offline: the data-group hashes in EF.SOD, its
+signature by the Document Signer, and the Document Signer's chain to a CSCA given here. Prints one JSON object
+(every sub-check, the parsed DG1, the signer, the chain).
+  --sod FILE           EF.SOD as read from the chip (tag 0x77)
+  --dg1 … --dg16 FILE  the data groups read (DG1 required; each is hashed against the SOD)
+  --ds FILE            the Document Signer certificate, when the SOD does not embed it (DER or PEM)
+  --csca FILE          a trusted CSCA certificate, DER or PEM (repeatable)
+  --master-list FILE   a CSCA master list (CMS); its signature is verified and its CSCAs trusted (repeatable)
+  --crl FILE           a CSCA's CRL, DER or PEM (repeatable)
+  --aa-challenge HEX   the 8-byte Active Authentication challenge sent to the chip, with
+  --aa-signature FILE  the chip's answer (verified with DG15's key)
+Exit status 0 when passive authentication passed, 1 when it did not or a file could not be read.`,
+    values: [
+      'sod',
+      ...Array.from({ length: 16 }, (_, i) => `dg${i + 1}`),
+      'ds',
+      'csca',
+      'master-list',
+      'crl',
+      'aa-challenge',
+      'aa-signature',
+    ],
+    switches: [],
+    positional: false,
+    run: async (a) => (await import('./verify-chip-command.js')).verifyChipCommand(a),
+  },
 };
 
 const USAGE = `veriscreen <command> [options]
@@ -107,6 +136,8 @@ Commands:
   face-match                    compare the faces of {"a": FILE, "b": FILE} JSON lines from stdin offline
                                 [--threshold X]; exit 0 once stdin is read (bad lines are error lines)
   read-document FILE...         read the MRZ of identity document images offline, one JSON line per file
+  verify-chip --sod F --dg1 F   passive authentication of ePassport chip data offline [--dg2 F …]
+                                [--csca F | --master-list F | --crl F …]; exit 0 when verified
 
 Options: --help, -h (on any command: its usage), --version
 ${EXIT}
