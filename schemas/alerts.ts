@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { CheckDecision, CheckStatus } from './checks.js';
 import { Cursor, Limit, Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
 
-/** The alert states (the machine is server/alerts/alert-states.ts; docs/decisions.md "Alerts"). */
+/** The alert states (the machine is server/alerts/alert-states.ts; docs/decisions/alerts-webhooks.md). */
 export const ALERT_STATES = [
   'open',
   'in_review',

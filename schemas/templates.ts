@@ -12,7 +12,7 @@ import {
   Uuid,
 } from './common.js';
 
-// Enums the spec leaves open (decided in docs/decisions.md, "Flow templates").
+// Enums the spec leaves open (decided in docs/decisions/flows.md, "Template enums the spec leaves open").
 export const DOCUMENT_TYPES = [
   'id_document',
   'passport',

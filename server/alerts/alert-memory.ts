@@ -4,7 +4,7 @@ import type { Sql } from '../db/sql.js';
 import { isClosed } from './alert-states.js';
 
 /**
- * Which hits raise an alert: ONE rule for flow checks, batch checks and monitors (docs/decisions.md, "Alerts"),
+ * Which hits raise an alert: ONE rule for flow checks, batch checks and monitors (docs/decisions/alerts-webhooks.md),
  * applied by the screening recorder (server/checks/recorder.ts).
  *
  * An alert is about a (subject_ref, source entity) pair within a tenant. For a hit on that pair, the newest alert

@@ -34,7 +34,7 @@ const CHANGE = {
   409: { description: 'The alert state does not allow this action', schema: ErrorEnvelope },
 };
 
-/** The alerts workflow (docs/decisions.md, "Alerts"; the state machine is alert-states.ts). Operator identity:
+/** The alerts workflow (docs/decisions/alerts-webhooks.md; the state machine is alert-states.ts). Operator identity:
  * operator sessions act as themselves within their role; the tenant secret key acts as an admin operator. */
 export function alertRoutes(sql: Sql) {
   return [

@@ -1,5 +1,5 @@
 /**
- * queue_sla_at: when an alert counts as overdue (docs/decisions.md, "Alerts"). Computed once, when the alert is
+ * queue_sla_at: when an alert counts as overdue (docs/decisions/alerts-webhooks.md, "queue_sla_at"). Computed once, when the alert is
  * raised, from the datasets of the matched entity: the shortest applicable window wins.
  *
  * Policy-free defaults: sanctions, wanted and crypto_wallets 24 h (a possible sanctions hit blocks money

@@ -3,7 +3,7 @@ import type { OperatorRole } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 
 /**
- * The alert state machine, in one place (docs/decisions.md, "Alerts"). Every change in the code asks this module
+ * The alert state machine, in one place (docs/decisions/alerts-webhooks.md). Every change in the code asks this module
  * first and then updates with `where state = <from>` under a row lock, so a concurrent change loses the race.
  *
  *   (raised by a flow, batch or monitor check)        → open

@@ -7,7 +7,7 @@ import { documentType } from './types/document.js';
 import { ipRisk } from './types/ip-risk.js';
 import { selfieType } from './types/selfie.js';
 
-/** Every check type the service can run: one line each (see "How to add a check type" in docs/decisions.md).
+/** Every check type the service can run: one line each (see "A check type" in docs/architecture.md).
  * A Map, so a template naming an unregistered type is simply unknown here. */
 export const CHECK_TYPES: ReadonlyMap<string, CheckTypeDef> = new Map<CheckType, CheckTypeDef>(
   [amlScreen, countryRisk, ipRisk, deviceFingerprint, documentType, selfieType].map((t) => [t.type, t]),

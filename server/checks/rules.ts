@@ -4,7 +4,7 @@ import type { ReasonRule } from './check-type.js';
 import { CHECK_TYPES } from './registry.js';
 
 /**
- * The decision rules (docs/decisions.md, "Decision rules"). Checks report signals (reason codes); each code's rule
+ * The decision rules (docs/decisions/checks.md, "The reason-code catalogue and the rules"). Checks report signals (reason codes); each code's rule
  * is declared by the check type that raises it (server/checks/types/) and maps it to a decision under the tenant's
  * policy. The strictest decision wins (REJECTED > MANUAL_REVIEW > AUTO_APPROVED); with no signal the template's
  * default decision applies.

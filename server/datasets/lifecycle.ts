@@ -26,7 +26,7 @@ import {
 import { checksumPath, localSource, SourceError } from './source-fetch.js';
 
 /**
- * The dataset version lifecycle, in one place (docs/decisions.md, "Dataset lifecycle"). Postgres is the source of
+ * The dataset version lifecycle, in one place (docs/decisions/datasets.md). Postgres is the source of
  * truth; NATS only carries hints and jobs, and every hint has a reconciler behind it.
  *
  *   (create)               → building   POST /admin/dataset_versions, `ingest`, the demo loader, list feeds

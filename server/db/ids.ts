@@ -24,7 +24,7 @@ const AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
  * — the first 48 bits are the Unix time in milliseconds, the rest random (74 bits) with the version and variant
  * bits. Still a UUID to every reader; but consecutive ids land next to each other in their primary-key index, so an
  * insert touches the index's rightmost pages (in memory) instead of a random leaf of an index larger than memory
- * (docs/decisions.md, "Sync flow throughput").
+ * (docs/decisions/performance.md, "Time-ordered ids for the rows a flow writes").
  */
 export function newId(now: number = Date.now()): string {
   if (next === POOL_IDS) {

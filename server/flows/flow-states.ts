@@ -2,7 +2,7 @@ import type { FlowDecision, FlowStatus } from '../../schemas/flows.js';
 import { ApiError } from '../errors.js';
 
 /**
- * The flow status machine, in one place (docs/decisions.md, "Flow status machine"). Every status change in the
+ * The flow status machine, in one place (docs/decisions/flows.md, "The status machine"). Every status change in the
  * code asks this module first and then updates with `where status = <from>`, so a concurrent change loses the
  * race instead of overwriting.
  *

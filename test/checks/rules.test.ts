@@ -1,4 +1,4 @@
-// One test per decision rule (docs/decisions.md, "Decision rules"), and the recorder's decision of one check.
+// One test per decision rule (docs/decisions/checks.md), and the recorder's decision of one check.
 import { describe, expect, it } from 'vitest';
 import { decideOutcome } from '../../server/checks/recorder.js';
 import { CHECK_TYPES, isChecksOnly } from '../../server/checks/registry.js';

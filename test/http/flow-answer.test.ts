@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /* A sync flow's answer: its bytes are those JSON.stringify makes of the flow, and its evidence is what was stored
- * (docs/decisions.md, "A check's evidence is serialised twice, on purpose"). */
+ * (docs/decisions/performance.md, "A check's evidence is serialised twice, on purpose"). */
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
