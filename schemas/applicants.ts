@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Cursor, Limit, ListOf, Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
+import { Phone, TaxId } from './flows.js';
 
 export const APPLICANT_INTERNAL_STATUSES = [
   'active',
@@ -39,6 +40,8 @@ export const ApplicantOut = Type.Object(
       }),
     ),
     email_hint: Nullable(Type.String({ description: 'masked e-mail for display, e.g. j•••@example.com' })),
+    phone_hint: Nullable(Type.String({ description: 'masked phone, e.g. +44•••0123' })),
+    tax_id_hint: Nullable(Type.String({ description: 'masked tax id, e.g. •••789' })),
     address_line1: Nullable(Type.String()),
     address_line2: Nullable(Type.String()),
     address_city: Nullable(Type.String()),
@@ -94,6 +97,8 @@ export const ApplicantPatchIn = Type.Object(
         Type.String({ format: 'email', maxLength: 254, description: 'stored as email_hash + email_hint' }),
       ),
     ),
+    phone: Type.Optional(Nullable(Phone)),
+    tax_id: Type.Optional(Nullable(TaxId)),
     address_line1: Type.Optional(Nullable(ShortText)),
     address_line2: Type.Optional(Nullable(ShortText)),
     address_city: Type.Optional(Nullable(ShortText)),

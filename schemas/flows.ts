@@ -37,6 +37,15 @@ export type ExecutionMode = Static<typeof ExecutionMode>;
 
 const Iso2 = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 country code' });
 const ShortText = Type.String({ minLength: 1, maxLength: 200 });
+/** Kept like the e-mail: a keyed hash and a hint, never the value (docs/decisions.md, "The applicant's journey"). */
+export const Phone = Type.String({
+  pattern: '^\\+[1-9][0-9]{6,14}$',
+  description: 'E.164, e.g. +14155550123; stored as phone_hash + phone_hint',
+});
+export const TaxId = Type.String({
+  pattern: '^[A-Za-z0-9][A-Za-z0-9 ./-]{0,63}$',
+  description: 'national tax identifier; stored as tax_id_hash + tax_id_hint',
+});
 
 export const ApplicantIn = Type.Object(
   {
@@ -49,6 +58,8 @@ export const ApplicantIn = Type.Object(
     dob: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD' })),
     nationality: Type.Optional(Iso2),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+    phone: Type.Optional(Phone),
+    tax_id: Type.Optional(TaxId),
     address_line1: Type.Optional(ShortText),
     address_line2: Type.Optional(ShortText),
     address_city: Type.Optional(ShortText),
@@ -117,6 +128,14 @@ export const FlowOut = Type.Object(
     datasets: Type.Optional(Type.Array(AmlDataset)),
     checks: Type.Optional(Type.Array(CheckOut)),
     documents: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+    missing_inputs: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'what an open flow still waits for, in journey order: consent, each missing intake field by name ' +
+          '(legal_name, dob, …), document, selfie, submission (the applicant has not submitted yet); on a ' +
+          'single flow that is PENDING or AWAITING_INPUT',
+      }),
+    ),
     client_metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     extracted_fields: Type.Record(Type.String(), Type.Unknown()),
     failure_reason: Nullable(Type.String()),

@@ -41,6 +41,7 @@ export const INTAKE_FIELDS = [
   'tax_id',
 ] as const;
 export const IntakeField = StringEnum(INTAKE_FIELDS, { title: 'IntakeField' });
+export type IntakeField = Static<typeof IntakeField>;
 export const TemplateDecision = StringEnum(['AUTO_APPROVED', 'MANUAL_REVIEW', 'REJECTED'] as const, {
   description: 'Decision when no rule matches (no check raised a reason code)',
 });

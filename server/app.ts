@@ -310,7 +310,13 @@ function apiRoutes(d: {
     ...templateRoutes(sql),
     ...policyRoutes(sql),
     ...alertRoutes(sql),
-    ...applicantRoutes({ sql, bus, log, piiKey: config.PII_HASH_KEY }),
+    ...applicantRoutes({
+      sql,
+      bus,
+      log,
+      piiKey: config.PII_HASH_KEY,
+      resumeFlow: resumeFlowAfterDocuments(flowDeps),
+    }),
     ...documentRoutes(documentDeps),
     ...operatorRoutes(sql),
     ...sessionRoutes({

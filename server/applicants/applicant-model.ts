@@ -15,6 +15,10 @@ export interface ApplicantRow {
   nationality: string | null;
   email_hash: string | null;
   email_hint: string | null;
+  phone_hash: string | null;
+  phone_hint: string | null;
+  tax_id_hash: string | null;
+  tax_id_hint: string | null;
   address: Record<string, string>;
   consent: Record<string, unknown> | null;
   custom_attributes: Record<string, string | number | boolean | null>;
@@ -47,6 +51,35 @@ export function emailHint(email: string): string {
   return `${e.slice(0, 1)}•••@${e.slice(at + 1)}`;
 }
 
+/** Phone and tax id are kept like the e-mail: a keyed hash of the normalised value (spaces, dots and dashes
+ * dropped, upper case) and a hint of its first and last characters. */
+const normalisedId = (v: string) => v.replace(/[\s.\-/]/g, '').toUpperCase();
+
+export function identifierHash(piiKey: string, value: string): string {
+  return createHmac('sha256', piiKey).update(normalisedId(value)).digest('hex');
+}
+
+/** `+44•••0123` for a phone, `•••789` for a tax id: enough to recognise it, not enough to use it. */
+export function identifierHint(kind: 'phone' | 'tax_id', value: string): string {
+  const v = normalisedId(value);
+  return kind === 'phone' ? `${v.slice(0, 3)}•••${v.slice(-4)}` : `•••${v.slice(-3)}`;
+}
+
+/** The stored columns of a phone and a tax id given in a request (absent: nothing; null: cleared). */
+export function identifierColumns(
+  piiKey: string,
+  a: { phone?: string | null; tax_id?: string | null },
+): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const kind of ['phone', 'tax_id'] as const) {
+    const v = a[kind];
+    if (v === undefined) continue;
+    out[`${kind}_hash`] = v === null ? null : identifierHash(piiKey, v);
+    out[`${kind}_hint`] = v === null ? null : identifierHint(kind, v);
+  }
+  return out;
+}
+
 export function applicantOut(r: ApplicantRow): ApplicantOut {
   const addr = r.address ?? {};
   return {
@@ -61,6 +94,8 @@ export function applicantOut(r: ApplicantRow): ApplicantOut {
     nationality: r.nationality,
     email_hash: r.email_hash,
     email_hint: r.email_hint,
+    phone_hint: r.phone_hint ?? null,
+    tax_id_hint: r.tax_id_hint ?? null,
     address_line1: addr.address_line1 ?? null,
     address_line2: addr.address_line2 ?? null,
     address_city: addr.address_city ?? null,

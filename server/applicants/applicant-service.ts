@@ -19,6 +19,7 @@ import {
   applicantOut,
   emailHash,
   emailHint,
+  identifierColumns,
   substringPattern,
 } from './applicant-model.js';
 
@@ -27,6 +28,8 @@ export interface ApplicantDeps {
   bus: Bus;
   log: Logger;
   piiKey: string;
+  /** moves an AWAITING_INPUT flow whose inputs are now all there on to processing (wired in app.ts) */
+  resumeFlow?: (tenantId: string, flowId: string) => Promise<boolean>;
 }
 
 export const OPEN_FLOW_STATUSES = ['PENDING', 'AWAITING_INPUT', 'PROCESSING', 'NEEDS_REVIEW'] as const;
@@ -116,7 +119,7 @@ export async function patchApplicant(
 ): Promise<ApplicantOut> {
   const fields = Object.keys(patch);
   authorizeApplicantPatch(principal, fields);
-  return transaction(deps.sql, async (tx) => {
+  const out = await transaction(deps.sql, async (tx) => {
     const cur = await visibleApplicant(tx, tenantId, id, true);
     const set: Record<string, unknown> = {};
     for (const f of COLUMN_FIELDS) {
@@ -128,6 +131,7 @@ export async function patchApplicant(
       set.email_hash = patch.email === null ? null : emailHash(deps.piiKey, patch.email);
       set.email_hint = patch.email === null ? null : emailHint(patch.email);
     }
+    Object.assign(set, identifierColumns(deps.piiKey, patch));
     if (ADDRESS_FIELDS.some((f) => patch[f] !== undefined)) {
       const address: Record<string, string> = { ...cur.address };
       for (const f of ADDRESS_FIELDS) {
@@ -168,6 +172,22 @@ export async function patchApplicant(
     });
     return applicantOut(row);
   });
+  await resumeWaitingFlows(deps, tenantId, id);
+  return out;
+}
+
+/** A correction may provide the last input a flow waits for (an intake field): its AWAITING_INPUT flows are offered
+ * to processing, each moved at most once (the move is guarded by the flow's status under a row lock). */
+export async function resumeWaitingFlows(
+  deps: Pick<ApplicantDeps, 'sql' | 'resumeFlow'>,
+  tenantId: string,
+  applicantId: string,
+): Promise<void> {
+  if (!deps.resumeFlow) return;
+  const waiting = await deps.sql<{ id: string }[]>`
+    select id from flows
+    where tenant_id = ${tenantId} and applicant_id = ${applicantId} and status = 'AWAITING_INPUT'`;
+  for (const f of waiting) await deps.resumeFlow(tenantId, f.id);
 }
 
 interface ErasureRow {

@@ -43,6 +43,7 @@ export function flowOut(
   f: FlowRow,
   checks: CheckRow[] | undefined,
   documents: Record<string, unknown>[] = [],
+  missing?: string[],
 ): FlowOut {
   return {
     id: f.id,
@@ -56,6 +57,7 @@ export function flowOut(
     datasets: f.datasets,
     ...(checks ? { checks: checks.map(checkOut) } : {}),
     documents,
+    ...(missing ? { missing_inputs: missing } : {}),
     client_metadata: f.client_metadata,
     extracted_fields: f.extracted_fields,
     failure_reason: f.failure_reason,

@@ -10,7 +10,15 @@ import type {
   FlowOutB,
   FlowStatus,
 } from '../../schemas/flows.js';
-import { ADDRESS_FIELDS, emailHash } from '../applicants/applicant-model.js';
+import {
+  intakeApplicantFields,
+  missingApplicantInputs,
+  needsBiometricConsent,
+  presenceInInput,
+  presenceInRow,
+  type StoredApplicantInputs,
+} from '../applicants/applicant-intake.js';
+import { ADDRESS_FIELDS, emailHash, identifierColumns } from '../applicants/applicant-model.js';
 import type { TenantPrincipal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import type { CheckRow } from '../checks/check-model.js';
@@ -29,8 +37,8 @@ import { decideFlow } from '../checks/rules.js';
 import { subjectName } from '../checks/types/aml-screen.js';
 import { newId } from '../db/ids.js';
 import { json, type Sql, type Tx, transaction } from '../db/sql.js';
-import { ANALYSED_DOC_TYPES, flowDocuments } from '../documents/document-service.js';
-import { ApiError, invalid } from '../errors.js';
+import { flowDocuments } from '../documents/document-service.js';
+import { ApiError, invalid, ValidationError } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
 import { differsFrom, documentApplicant, extractedFields } from '../identity/extracted.js';
 import { identityInputs } from '../identity/identity-inputs.js';
@@ -39,8 +47,9 @@ import { type OutboxRow, outboxEvent, writeEvents } from '../outbox/outbox.js';
 import { type CheckPolicy, checkPolicyFor } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 import { poolScreener } from '../screening/pool-screener.js';
-import { type TemplateRow, templateAndPolicy, templateById } from '../templates/template-store.js';
+import { templateAndPolicy, templateById } from '../templates/template-store.js';
 import { type ClientMetadata, type ClientRequest, captureClientMetadata } from './client-metadata.js';
+import { applicantInputColumns, missingInputs, unmetUploads } from './flow-inputs.js';
 import { type FlowRow, flowOut, flowOutB } from './flow-model.js';
 import { assertCan, isTerminal, statusForDecision } from './flow-states.js';
 import { type ApplicantInsert, type AuditInsert, insertFlowGraph } from './flow-store.js';
@@ -155,7 +164,7 @@ export async function createFlow(
     tenant.tenant_id,
     input.template_slug ?? 'default',
   );
-  const { mode, datasets, name } = admitFlow(tenant, input, client, template, policy);
+  const { mode, datasets, name, missing } = admitFlow(tenant, input, client, template, policy);
   const a = input.applicant;
   const applicantId = newId();
   const flowId = newId();
@@ -201,7 +210,12 @@ export async function createFlow(
           template.default_decision,
         )
       : null;
-  const status = decided ? statusForDecision(decided.decision) : 'PENDING';
+  // an async flow whose applicant inputs (consent, intake) are to be collected waits for them from the start
+  const status = decided
+    ? statusForDecision(decided.decision)
+    : missing.length
+      ? 'AWAITING_INPUT'
+      : 'PENDING';
   const f = { tenant_id: tenant.tenant_id, id: flowId, applicant_id: applicantId };
   const d = { status, decision: decided?.decision ?? null, reason_codes: decided?.reason_codes ?? [] };
   const storing = insertFlowGraph(sql, {
@@ -231,7 +245,13 @@ export async function createFlow(
     ...(actor ? { audit: createdAudit(tenant.tenant_id, flowId, client, actor) } : {}),
   });
   const { flow, checks } = await refundIfUnstored(sql, tenant, mode === 'sync', storing);
-  const out = flowOut(flow, checks);
+  // a new flow has no uploads yet
+  const out = flowOut(
+    flow,
+    checks,
+    [],
+    mode === 'async' ? [...missing, ...unmetUploads([], template)] : undefined,
+  );
   return {
     flow: out,
     redacted: { id: out.id, reason_codes: out.decision_reason_codes, result: out.result ?? 'pending' },
@@ -246,7 +266,7 @@ function admitFlow(
   client: ClientRequest,
   template: Template,
   policy: CheckPolicy,
-): { mode: 'sync' | 'async'; datasets: AmlDataset[]; name: string | undefined } {
+): { mode: 'sync' | 'async'; datasets: AmlDataset[]; name: string | undefined; missing: string[] } {
   const mode = input.mode ?? 'async';
   const checksOnly = isChecksOnly(template);
   if (tenant.kind === 'publishable') {
@@ -273,12 +293,9 @@ function admitFlow(
     );
   }
   const a = input.applicant;
-  if (template.required_checks.includes('selfie') && a.consent?.biometric !== true) {
-    // the selfie check compares faces: biometric processing needs the applicant's explicit consent
-    throw new ApiError('biometric_consent_required', { details: { template_slug: template.slug } });
-  }
+  const missing = admitApplicantInputs(template, a, mode);
   const name = subjectName(a);
-  if (template.required_checks.includes('aml_screen') && !name) {
+  if (template.required_checks.includes('aml_screen') && !name && !intakeCollectsName(template, a)) {
     throw invalid(
       ['body', 'applicant', a.entity_type === 'business' ? 'business_name' : 'legal_name_last'],
       'A name is required to screen the applicant (legal_name_first/legal_name_last, or business_name for a business)',
@@ -286,7 +303,34 @@ function admitFlow(
     );
   }
   const datasets = (input.datasets ?? template.default_datasets ?? policy.default_datasets) as AmlDataset[];
-  return { mode, datasets, name };
+  return { mode, datasets, name, missing };
+}
+
+/** The applicant inputs a new flow lacks (consent, intake fields): an async flow waits for them (the applicant's
+ * session or PATCH /v1/applicants provides them); a sync flow cannot wait, so each is a 422. A consent that says no
+ * to biometrics is refused: the selfie check could never run. */
+function admitApplicantInputs(template: Template, a: FlowCreateIn['applicant'], mode: string): string[] {
+  if (needsBiometricConsent(template) && a.consent?.biometric === false) {
+    // the selfie check compares faces: biometric processing needs the applicant's explicit consent
+    throw new ApiError('biometric_consent_required', { details: { template_slug: template.slug } });
+  }
+  const missing = missingApplicantInputs(template, a.consent, presenceInInput(a));
+  if (mode === 'sync' && missing.length) {
+    const issues = intakeApplicantFields(missing)
+      .filter((f) => f.required && a[f.name as keyof typeof a] === undefined)
+      .map((f) => ({
+        loc: ['body', 'applicant', f.name],
+        msg: `Required by the template's intake_fields (${f.intake_field})`,
+        type: 'missing',
+      }));
+    throw new ValidationError(issues);
+  }
+  return missing;
+}
+
+/** Whether the template's intake collects the name the AML screen needs (so a flow may start without it). */
+function intakeCollectsName(template: Template, a: FlowCreateIn['applicant']): boolean {
+  return template.intake_fields.includes(a.entity_type === 'business' ? 'business_name' : 'legal_name');
 }
 
 /** The applicant row of a new flow: the e-mail only as a keyed hash, the address as one document. */
@@ -309,6 +353,12 @@ function applicantRow(
     dob: a.dob ?? null,
     nationality: a.nationality?.toUpperCase() ?? null,
     email_hash: a.email ? emailHash(piiKey, a.email) : null,
+    // absent (not null) when not given: the graph statement's JSON rows stay as small as before
+    phone_hash: undefined,
+    phone_hint: undefined,
+    tax_id_hash: undefined,
+    tax_id_hint: undefined,
+    ...identifierColumns(piiKey, a),
     address,
     consent: a.consent ?? null,
     custom_attributes: a.custom_attributes ?? {},
@@ -351,11 +401,19 @@ async function flowChecks(sql: Sql | Tx, tenantId: string, flowId: string): Prom
 
 export async function getFlow(sql: Sql, tenantId: string, flowId: string): Promise<FlowOut> {
   const flow = await loadFlow(sql, tenantId, flowId);
-  const [checks, documents] = await Promise.all([
+  const [checks, documents, missing] = await Promise.all([
     flowChecks(sql, tenantId, flowId),
     flowDocuments(sql, tenantId, flowId),
+    flowMissingInputs(sql, flow),
   ]);
-  return flowOut(flow, checks, documents);
+  return flowOut(flow, checks, documents, missing);
+}
+
+/** The missing inputs of a flow that waits (PENDING, AWAITING_INPUT); absent on any other. */
+async function flowMissingInputs(sql: Sql, flow: FlowRow): Promise<string[] | undefined> {
+  if (!['PENDING', 'AWAITING_INPUT'].includes(flow.status) || !flow.flow_template_id) return undefined;
+  const template = await templateById(sql, flow.tenant_id, flow.flow_template_id);
+  return template ? missingInputs(sql, flow, template) : [];
 }
 
 export interface FlowJob {
@@ -381,8 +439,8 @@ export async function startProcessing(
   await transaction(deps.sql, async (tx) => {
     const flow = await loadFlow(tx, tenant.tenant_id, flowId, true);
     assertCan(flow.status, 'process', 'PROCESSING');
-    if (tenant.plan === 'self_serve' && flow.status === 'PENDING')
-      await consumeAllowance(tx, tenant.tenant_id);
+    // charged on the flow's first run (a flow created AWAITING_INPUT has none yet)
+    if (tenant.plan === 'self_serve' && flow.process_run === 0) await consumeAllowance(tx, tenant.tenant_id);
     const run = flow.process_run + 1;
     await tx`
       update flows set status = 'PROCESSING', process_run = ${run}, updated_at = now()
@@ -390,36 +448,6 @@ export async function startProcessing(
     const job: FlowJob = { tenant_id: tenant.tenant_id, flow_id: flowId, run };
     await deps.bus.publishJob('flow_process', job, flowJobId(job));
   });
-}
-
-/** Which required inputs a flow still lacks: `document` while a required_documents entry is not met by verified
- * uploads that the identity worker has read (or that are not read, like proof_of_address), `selfie` while a
- * template with the selfie check has no read selfie. */
-export async function missingInputs(
-  sql: Sql,
-  flow: Pick<FlowRow, 'id' | 'tenant_id'>,
-  template: Pick<TemplateRow, 'required_checks' | 'required_documents'>,
-): Promise<string[]> {
-  const needsSelfie = template.required_checks.includes('selfie');
-  if (!template.required_documents.length && !needsSelfie) return [];
-  const docs = await sql<{ doc_type: string; side: string; analysed: boolean }[]>`
-    select d.doc_type, d.side, exists(select 1 from document_readings r where r.document_id = d.id) as analysed
-    from documents d
-    where d.tenant_id = ${flow.tenant_id} and d.flow_id = ${flow.id} and d.upload_status = 'verified'`;
-  const ready = docs.filter((d) => d.analysed || !ANALYSED_DOC_TYPES.has(d.doc_type));
-  const missing: string[] = [];
-  const docsMet = template.required_documents.every(
-    (r) =>
-      ready.filter(
-        (d) =>
-          d.doc_type !== 'selfie' &&
-          (!r.types?.length || r.types.includes(d.doc_type as never)) &&
-          (!r.side || r.side === d.side),
-      ).length >= (r.min ?? 1),
-  );
-  if (!docsMet) missing.push('document');
-  if (needsSelfie && !ready.some((d) => d.doc_type === 'selfie')) missing.push('selfie');
-  return missing;
 }
 
 /** How a check of an existing flow is recorded: the subject across flows is the tenant's external_id, else the
@@ -469,19 +497,19 @@ export async function resumeIfInputsComplete(
     );
     return true;
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'unsupported_operation') return false;
+    // moved meanwhile; or a self-serve tenant without allowance: the flow waits for its own POST /process
+    if (err instanceof ApiError && ['unsupported_operation', 'allowance_exhausted'].includes(err.code)) {
+      return false;
+    }
     throw err;
   }
 }
 
-interface ApplicantRow extends ApplicantData {
-  consent: { biometric?: boolean } | null;
-}
+type ApplicantRow = ApplicantData & StoredApplicantInputs;
 
 async function applicantData(sql: Sql, tenantId: string, applicantId: string): Promise<ApplicantRow> {
   const [a] = await sql<(ApplicantRow & { address: Record<string, string> })[]>`
-    select external_id, entity_type, legal_name_first, legal_name_middle, legal_name_last, business_name,
-           dob, nationality, address, consent
+    select external_id, entity_type, ${applicantInputColumns(sql)}
     from applicants where id = ${applicantId} and tenant_id = ${tenantId}`;
   if (!a) throw new Error(`applicant ${applicantId} not found`);
   return { ...a, address_country: a.address?.address_country ?? null };
@@ -555,19 +583,14 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
     if (!o) throw new Error(`${type} gave no outcome`);
     return o;
   };
+  // the applicant's own inputs first: nothing is screened without the name or date of birth it waits for
+  if (missingApplicantInputs(template, applicant.consent, presenceInRow(applicant)).length) {
+    return awaitInputs(deps, job, policy.policy_version);
+  }
   for (const type of template.required_checks.filter(runsWithoutUploads)) {
     await once(type, name, () => single(type, input));
   }
-  const missing = await missingInputs(sql, flow, template);
-  if (missing.length) {
-    await sql`
-      update flows set status = 'AWAITING_INPUT', policy_version = ${policy.policy_version}, updated_at = now()
-      where id = ${flow.id} and status = 'PROCESSING' and process_run = ${job.run}`;
-    // an upload read while this run was deciding saw PROCESSING and left the flow alone: look again now that the
-    // flow is visibly waiting, so that a flow never stays in AWAITING_INPUT with its inputs there
-    await resumeIfInputsComplete(deps, job.tenant_id, flow.id);
-    return;
-  }
+  if ((await missingInputs(sql, flow, template)).length) return awaitInputs(deps, job, policy.policy_version);
   let extracted: { fields: Record<string, unknown>; sources: Record<string, string> } | undefined;
   const uploadTypes = template.required_checks.filter((c) => !runsWithoutUploads(c));
   if (uploadTypes.length) {
@@ -628,6 +651,16 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
       await writeEvents(tx, events);
     }
   });
+}
+
+/** PROCESSING → AWAITING_INPUT for this run; then a second look at the inputs: one provided while this run was
+ * deciding saw PROCESSING and left the flow alone, so that a flow never stays in AWAITING_INPUT with its inputs
+ * there. */
+async function awaitInputs(deps: FlowDeps, job: FlowJob, policyVersion: string): Promise<void> {
+  await deps.sql`
+    update flows set status = 'AWAITING_INPUT', policy_version = ${policyVersion}, updated_at = now()
+    where id = ${job.flow_id} and status = 'PROCESSING' and process_run = ${job.run}`;
+  await resumeIfInputsComplete(deps, job.tenant_id, job.flow_id);
 }
 
 export class RunNotCommitted extends Error {

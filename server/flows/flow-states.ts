@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
  * code asks this module first and then updates with `where status = <from>`, so a concurrent change loses the
  * race instead of overwriting.
  *
- *   (create, async)        → PENDING
+ *   (create, async)        → PENDING, or AWAITING_INPUT while consent or intake fields are missing
  *   (create, sync)         → APPROVED | REJECTED | NEEDS_REVIEW            (rules)
  *   PENDING                → PROCESSING                                    (POST /process)
  *   AWAITING_INPUT         → PROCESSING                                    (POST /process once inputs exist)

@@ -20,6 +20,7 @@ const ORDER = [
   'alerts-webhooks',
   'applicants',
   'identity',
+  'journey',
   'matcher',
   'performance',
   'operations',

@@ -420,8 +420,12 @@ describe('flow templates', () => {
       default_decision: 'MANUAL_REVIEW',
       checks_only: true,
     });
-    // no rule matches → the template's default decision
-    const flow = await post(tenant, '/v1/flows', { mode: 'sync', template_slug: 'risk', applicant: clean });
+    // no rule matches → the template's default decision (the intake fields it now asks for are given)
+    const flow = await post(tenant, '/v1/flows', {
+      mode: 'sync',
+      template_slug: 'risk',
+      applicant: { ...clean, dob: '1980-04-02' },
+    });
     expect(flow.body).toMatchObject({
       status: 'NEEDS_REVIEW',
       decision: 'MANUAL_REVIEW',
@@ -453,7 +457,11 @@ describe('flow templates', () => {
       token: tenant.secret_key,
       body: { archived: false },
     });
-    const again = await post(tenant, '/v1/flows', { mode: 'sync', template_slug: 'risk', applicant: clean });
+    const again = await post(tenant, '/v1/flows', {
+      mode: 'sync',
+      template_slug: 'risk',
+      applicant: { ...clean, dob: '1980-04-02' },
+    });
     expect(again.status).toBe(201);
   });
 

@@ -298,14 +298,14 @@ describe.skipIf(!HAS_IDENTITY_DATA)('identity verification flows', () => {
     }
   });
 
-  it('needs biometric consent for a selfie template', async () => {
+  it('refuses a selfie template flow whose applicant said no to biometrics (absent consent waits for it)', async () => {
     const r = await call<{ error: { code: string }; detail: { loc: string[] }[] }>(
       t.url,
       'POST',
       '/v1/flows',
       {
         token: acme.secret_key,
-        body: { template_slug: 'passport-selfie', applicant: anna },
+        body: { template_slug: 'passport-selfie', applicant: { ...anna, consent: { biometric: false } } },
       },
     );
     expect(r.status).toBe(422);
