@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import { isUuid, newId } from '../db/ids.js';
 import { json, type Sql } from '../db/sql.js';
-import type { AuditedCall } from '../http/server.js';
+import type { AuditedCall } from '../http/request.js';
 import type { Logger } from '../log.js';
 
 export type ActorType = 'secret_key' | 'publishable_key' | 'operator' | 'admin' | 'system';

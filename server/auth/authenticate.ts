@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import type { RequestInfo } from '../http/router.js';
+import type { RequestInfo } from '../http/request.js';
 import { hashKey, keyKind, safeEqual } from './keys.js';
 import type { AuthMode, Principal, TenantPrincipal } from './principal.js';
 import { checkCsrf, resolveSession, type SessionSettings, sessionTokenOf } from './sessions.js';

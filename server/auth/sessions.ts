@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import type { RequestInfo } from '../http/router.js';
+import type { RequestInfo } from '../http/request.js';
 import type { OperatorPrincipal, OperatorRole } from './principal.js';
 
 /** Operator sessions: an opaque random cookie value; only its SHA-256 is stored (operator_sessions.token_hash). */

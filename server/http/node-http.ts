@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { type BodyReader, collectBody, type Exchange } from './server.js';
-import type { HttpServer } from './transport.js';
+import { type BodyReader, collectBody, type Exchange, type HttpServer } from './exchange.js';
 
 /** Feeds a request body into the shared collector; paused (not read from the socket) until read() when asked. */
 function nodeBody(

@@ -1,17 +1,12 @@
 import type { Static, TSchema, TUnknown } from '@sinclair/typebox';
 import type { AuthMode, Principal, TenantPrincipal } from '../auth/principal.js';
 import type { Logger } from '../log.js';
+import type { Reply, RequestInfo } from './request.js';
 import { compileValidator, type Validator } from './validation.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type { Reply, RequestInfo } from './request.js';
 
-export interface RequestInfo {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  ip: string;
-  request_id: string;
-}
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The tenant a route acts for: every 'secret' and 'tenant' route has one (an operator session is seen as the
  * tenant's secret key, see asTenantPrincipal in server/auth/authorize.ts); other routes have none. */
@@ -29,17 +24,6 @@ export interface Ctx<B = unknown, Q = unknown, P = unknown, A extends AuthMode =
   log: Logger;
   /** a header for whatever this request's answer turns out to be, errors included (e.g. rate-limit state) */
   setHeader(name: string, value: string): void;
-}
-
-export interface Reply {
-  status: number;
-  /** serialised as JSON */
-  body?: unknown;
-  /** sent as is (with its own content-type header) instead of a JSON body */
-  text?: string;
-  headers?: Record<string, string>;
-  /** set by handlers that wrote their own audit row (in their transaction); others get the central one */
-  audited?: boolean;
 }
 
 export interface ResponseDoc {

@@ -1,24 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
 import { asTenantPrincipal } from '../auth/authorize.js';
 import type { AuthMode, Principal } from '../auth/principal.js';
-import { ApiError, type Dependency, ERRORS, outageError, outageOf, ValidationError } from '../errors.js';
+import { ApiError, type Dependency } from '../errors.js';
 import { type Logger, withRequestId } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { corsHeaders, corsRoute, preflightHeaders } from './cors.js';
-import type { CompiledRoute, Reply, RequestInfo, Router } from './router.js';
+import { errorReply } from './error-reply.js';
+import type { BodyReader, Exchange } from './exchange.js';
+import type { AuditedCall, Reply, RequestInfo } from './request.js';
+import type { CompiledRoute, Router } from './router.js';
 import { decodeBody, parseJson, parseQuery } from './validation.js';
 
 type RouteSpec = CompiledRoute['spec'];
-
-/** What the central audit hook sees of a successful state-changing call (server/audit/audit.ts). */
-export interface AuditedCall {
-  spec: RouteSpec;
-  principal: Principal;
-  req: RequestInfo;
-  params: Record<string, string>;
-  reply: Reply;
-}
 
 export interface HttpDeps {
   router: Router;
@@ -46,69 +39,6 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** Bodies up to this size are read while the request is authenticated; larger ones only after. */
 const EAGER_BODY_BYTES = 64 * 1024;
 
-export function statusLine(status: number): string {
-  return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
-}
-
-/** The answer to an error the caller caused (ValidationError, or an ApiError below 500); undefined for anything else.
- * The idempotency store remembers exactly this answer, so a replay is byte-for-byte the first one. */
-export function clientErrorReply(err: unknown): Reply | undefined {
-  if (err instanceof ValidationError) {
-    return {
-      status: 422,
-      body: {
-        detail: err.issues,
-        error: { code: 'validation_failed', message: ERRORS.validation_failed.message },
-      },
-    };
-  }
-  if (err instanceof ApiError && err.status < 500) return apiErrorReply(err);
-  return undefined;
-}
-
-function apiErrorReply(err: ApiError): Reply {
-  const error: Record<string, unknown> = { code: err.code, message: err.message };
-  if (err.details) error.details = err.details;
-  // every 422 carries the spec's detail[] (HTTPValidationError), whatever raised it
-  const body =
-    err.status === 422
-      ? { detail: [{ loc: err.loc ?? ['body'], msg: err.message, type: err.code }], error }
-      : { error };
-  return { status: err.status, body, ...(err.headers ? { headers: err.headers } : {}) };
-}
-
-export function errorReply(
-  err: unknown,
-  log: Logger,
-  req: RequestInfo | undefined,
-  down?: () => Dependency[],
-): Reply {
-  // an outage of Postgres, Redis or NATS is not our bug: 503 with Retry-After, nothing was changed
-  const dependency = outageOf(err, down);
-  if (dependency) {
-    log.warn(
-      { err: (err as Error)?.message, dependency, path: req?.path, request_id: req?.request_id },
-      'dependency unavailable',
-    );
-    return errorReply(outageError(dependency), log, req);
-  }
-  const client = clientErrorReply(err);
-  if (client) return client;
-  if (err instanceof ApiError) return apiErrorReply(err);
-  // anything else is our bug: log it with context, tell the caller only the request id
-  log.error({ err, method: req?.method, path: req?.path, request_id: req?.request_id }, 'unhandled error');
-  return {
-    status: 500,
-    body: {
-      error: {
-        code: 'internal_error',
-        message: ERRORS.internal_error.message,
-        details: { request_id: req?.request_id },
-      },
-    },
-  };
-}
-
 /** Tracks open requests so that shutdown can wait for them. */
 export class InFlight {
   count = 0;
@@ -123,92 +53,6 @@ export class InFlight {
   idle(): Promise<void> {
     return this.count === 0 ? Promise.resolve() : new Promise((r) => this.waiters.push(r));
   }
-}
-
-export interface BodyReader {
-  /** resumes reading and resolves the whole body (413 beyond the limit) */
-  read(): Promise<Buffer>;
-  /** true while part of the body is still unread (the connection cannot be reused) */
-  unread(): boolean;
-  /** reading resumes (for the connection's next request) when an answer is sent before the body was asked for */
-  release(): void;
-}
-
-/** One HTTP request as the service sees it, whichever server reads it (server/http/transport.ts): uWebSockets.js
- * where its native binary loads, node:http elsewhere. Request data is copied before the handler returns. */
-export interface Exchange {
-  method: string;
-  path: string;
-  rawQuery: string;
-  headers: Record<string, string>;
-  ip: string;
-  onAborted(cb: () => void): void;
-  /** attaches the body reader; must be called before the handler returns. Starting paused, nothing beyond
-   * the first packet is read until read(), so a request refused on its headers never gets its body buffered.
-   * finished: answered or aborted (data that still arrives is dropped); gone: aborted (do not touch the socket) */
-  body(limit: number, finished: () => boolean, gone: () => boolean, startPaused: boolean): BodyReader;
-  /** writes the whole answer; head: headers and length only (HEAD); close: close the connection after it */
-  respond(status: number, headers: [string, string][], payload: Buffer, head: boolean, close: boolean): void;
-}
-
-/** The body collection both transports share: chunks kept up to `limit` (413 beyond), reading paused until read()
- * when asked. The transport feeds it with push() (a chunk it may not reuse) and end(). */
-export function collectBody(opts: {
-  limit: number;
-  finished: () => boolean;
-  gone: () => boolean;
-  startPaused: boolean;
-  pause(): void;
-  resume(): void;
-}): BodyReader & { push(chunk: Buffer, isLast: boolean): void; end(): void } {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let complete = false;
-  let error: ApiError | undefined;
-  let settle: (() => void) | undefined;
-  let paused = opts.startPaused;
-  if (paused) opts.pause();
-  const resume = () => {
-    if (paused && !opts.gone()) opts.resume();
-    paused = false;
-  };
-  return {
-    push(chunk, isLast) {
-      if (opts.finished() || error) return;
-      size += chunk.byteLength;
-      if (size > opts.limit) error = bodyTooLarge(opts.limit);
-      else {
-        chunks.push(chunk);
-        complete = isLast;
-      }
-      if (complete || error) settle?.();
-    },
-    end() {
-      complete = true;
-      settle?.();
-    },
-    unread: () => !complete,
-    release: resume,
-    read() {
-      return new Promise<Buffer>((resolve, reject) => {
-        // one chunk (most bodies): it is the transport's own copy, so no second one
-        settle = () =>
-          error
-            ? reject(error)
-            : resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-        resume();
-        if (complete || error) settle();
-      });
-    },
-  };
-}
-
-/** The 413 a body reader raises beyond its limit. */
-export function bodyTooLarge(limit: number): ApiError {
-  return new ApiError('payload_too_large', {
-    details: { max_bytes: limit },
-    headers: { connection: 'close' },
-  });
 }
 
 /** Probes and scrapes, logged at debug: at info they would drown the access log (docs/decisions.md). */

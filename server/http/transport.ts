@@ -1,18 +1,10 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { Exchange, HttpServer } from './exchange.js';
 import { nodeHttpServer } from './node-http.js';
-import type { Exchange } from './server.js';
 
-/** The server that reads requests and writes answers for the service's handler (server/http/server.ts). */
-export interface HttpServer {
-  /** 'uWebSockets.js' or 'node:http' (logged at start) */
-  name: string;
-  /** listens on host:port (port 0 = any free port) and resolves the bound port */
-  listen(host: string, port: number): Promise<number>;
-  /** stops accepting connections (open requests finish) */
-  close(): void;
-}
+export type { HttpServer } from './exchange.js';
 
 export type HttpServerChoice = 'auto' | 'uws' | 'node';
 

@@ -1,6 +1,5 @@
 import uWS from 'uWebSockets.js';
-import { type BodyReader, collectBody, type Exchange, statusLine } from './server.js';
-import type { HttpServer } from './transport.js';
+import { type BodyReader, collectBody, type Exchange, type HttpServer, statusLine } from './exchange.js';
 
 /** Feeds a request body into the shared collector, starting paused if asked: nothing beyond the first packet is
  * read from the socket until read() is called. */

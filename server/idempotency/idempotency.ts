@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { json, type Sql, type Tx, transaction } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
-import type { Reply } from '../http/router.js';
-import { clientErrorReply } from '../http/server.js';
+import { clientErrorReply } from '../http/error-reply.js';
+import type { Reply } from '../http/request.js';
 
 /** Idempotency keys as Stripe and the IETF draft (draft-ietf-httpapi-idempotency-key-header) describe them:
  * remembered 24 h per tenant; the same key with the same body replays the first response; with another body → 422;
