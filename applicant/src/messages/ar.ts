@@ -35,6 +35,10 @@ export const ar: Catalogue = {
   'field.email': 'البريد الإلكتروني',
   'field.phone': 'رقم الهاتف',
   'field.tax_id': 'الرقم الضريبي',
+  'field.legal_name_middle': 'الاسم الأوسط',
+  'field.address_line2': 'العنوان، السطر الثاني',
+  'field.address_region': 'المنطقة أو الولاية',
+  'field.other': 'معلومة أخرى',
   'field.choose': 'اختر…',
   next: 'متابعة',
 

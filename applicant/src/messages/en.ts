@@ -37,6 +37,10 @@ export const en = {
   'field.email': 'E-mail address',
   'field.phone': 'Phone number',
   'field.tax_id': 'Tax number',
+  'field.legal_name_middle': 'Middle name(s)',
+  'field.address_line2': 'Address, second line',
+  'field.address_region': 'Region or state',
+  'field.other': 'Other detail',
   'field.choose': 'Choose…',
   next: 'Continue',
 

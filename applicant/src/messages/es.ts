@@ -37,6 +37,10 @@ export const es: Catalogue = {
   'field.email': 'Correo electrónico',
   'field.phone': 'Teléfono',
   'field.tax_id': 'Número de identificación fiscal',
+  'field.legal_name_middle': 'Segundo nombre',
+  'field.address_line2': 'Dirección, segunda línea',
+  'field.address_region': 'Provincia o región',
+  'field.other': 'Otro dato',
   'field.choose': 'Elija…',
   next: 'Continuar',
 

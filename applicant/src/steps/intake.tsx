@@ -1,43 +1,54 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api, type IntakeStep, type SessionView } from '../api';
 import { COUNTRY_CODES, countryOptions } from '../countries';
-import { type MessageKey, t } from '../i18n';
+import { t, tMaybe } from '../i18n';
 import { Screen } from '../ui';
 import { ErrorText, useAction } from './common';
 
-/** The inputs of each intake field of a template (schemas/templates.ts INTAKE_FIELDS), named as the applicant's
- * fields (`name="dob"`): the automation contract of docs/journey.md. */
+/** The applicant's fields the page can ask for, with their input types. Each input is named as the field
+ * (`name="dob"`): the automation contract of docs/journey.md. */
 interface Input {
   name: string;
   type: 'text' | 'date' | 'email' | 'tel' | 'country';
   autocomplete: string;
 }
-const INPUTS: Record<string, Input[]> = {
-  legal_name: [
-    { name: 'legal_name_first', type: 'text', autocomplete: 'given-name' },
-    { name: 'legal_name_last', type: 'text', autocomplete: 'family-name' },
-  ],
-  business_name: [{ name: 'business_name', type: 'text', autocomplete: 'organization' }],
-  dob: [{ name: 'dob', type: 'date', autocomplete: 'bday' }],
-  nationality: [{ name: 'nationality', type: 'country', autocomplete: 'off' }],
-  address: [
-    { name: 'address_line1', type: 'text', autocomplete: 'address-line1' },
-    { name: 'address_city', type: 'text', autocomplete: 'address-level2' },
-    { name: 'address_postal_code', type: 'text', autocomplete: 'postal-code' },
-    { name: 'address_country', type: 'country', autocomplete: 'country' },
-  ],
-  email: [{ name: 'email', type: 'email', autocomplete: 'email' }],
-  phone: [{ name: 'phone', type: 'tel', autocomplete: 'tel' }],
-  tax_id: [{ name: 'tax_id', type: 'text', autocomplete: 'off' }],
+const FIELDS: Record<string, Omit<Input, 'name'>> = {
+  legal_name_first: { type: 'text', autocomplete: 'given-name' },
+  legal_name_middle: { type: 'text', autocomplete: 'additional-name' },
+  legal_name_last: { type: 'text', autocomplete: 'family-name' },
+  business_name: { type: 'text', autocomplete: 'organization' },
+  dob: { type: 'date', autocomplete: 'bday' },
+  nationality: { type: 'country', autocomplete: 'off' },
+  address_line1: { type: 'text', autocomplete: 'address-line1' },
+  address_line2: { type: 'text', autocomplete: 'address-line2' },
+  address_city: { type: 'text', autocomplete: 'address-level2' },
+  address_region: { type: 'text', autocomplete: 'address-level1' },
+  address_postal_code: { type: 'text', autocomplete: 'postal-code' },
+  address_country: { type: 'country', autocomplete: 'country' },
+  email: { type: 'email', autocomplete: 'email' },
+  phone: { type: 'tel', autocomplete: 'tel' },
+  tax_id: { type: 'text', autocomplete: 'off' },
+};
+/** A template's intake field (schemas/templates.ts INTAKE_FIELDS) that stands for several of the applicant's. */
+const GROUPS: Record<string, string[]> = {
+  legal_name: ['legal_name_first', 'legal_name_last'],
+  address: ['address_line1', 'address_city', 'address_postal_code', 'address_country'],
 };
 
-const label = (name: string) => t(`field.${name}` as MessageKey);
+const label = (name: string) => tMaybe(`field.${name}`, 'field.other');
 
-/** The inputs still to fill: every input of each field the applicant has not given yet. */
+/** The inputs still to fill: every field the applicant has not given yet (a group's fields when the view names
+ * the template's intake field). */
 function inputsOf(step: IntakeStep): (Input & { required: boolean })[] {
   return step.fields
     .filter((f) => !f.value_present)
-    .flatMap((f) => (INPUTS[f.name] ?? []).map((i) => ({ ...i, required: f.required })));
+    .flatMap((f) =>
+      (GROUPS[f.name] ?? [f.name]).map((name) => ({
+        name,
+        ...(FIELDS[name] ?? { type: 'text' as const, autocomplete: 'off' }),
+        required: f.required,
+      })),
+    );
 }
 
 /** Field errors from a 422's `detail` (loc ["body", name, …]). */
