@@ -45,7 +45,6 @@ export function Handoff(props: { onView: (v: SessionView) => void; onClose: () =
   };
   return (
     <div class="handoff" data-handoff="">
-      <h2>{t('handoff.title')}</h2>
       <p>{t('handoff.body')}</p>
       <ErrorText error={error} />
       {link && (
