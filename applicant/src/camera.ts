@@ -1,6 +1,14 @@
-import type { Rect } from './quality';
+import { QUALITY_MEASURE } from '../../identity/quality-thresholds.js';
+import { type FrameQuality, judgeFrame, toGray } from './quality';
 
 /** The live camera: the rear one for documents, the front one for the selfie. */
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 export type CameraProblem = 'denied' | 'missing';
 
@@ -59,4 +67,17 @@ export function grabStill(video: HTMLVideoElement, rect: Rect): Promise<Blob> {
   return new Promise((resolve, reject) =>
     canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('capture failed'))), 'image/jpeg', 0.92),
   );
+}
+
+/** Measures the `rect` of the video's current frame, drawn into `canvas` at the measuring width (quality.ts). */
+export function measureVideo(video: HTMLVideoElement, rect: Rect, canvas: HTMLCanvasElement): FrameQuality {
+  const width = QUALITY_MEASURE.width;
+  const height = Math.max(3, Math.round((rect.height * width) / rect.width));
+  canvas.width = width;
+  canvas.height = height;
+  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  if (!ctx) return { blur: 0, glare: 0, reasons: [] };
+  ctx.drawImage(video, rect.x, rect.y, rect.width, rect.height, 0, 0, width, height);
+  const gray = toGray(ctx.getImageData(0, 0, width, height).data);
+  return judgeFrame(gray, width, height, Math.min(rect.width, rect.height));
 }

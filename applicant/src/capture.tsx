@@ -1,8 +1,16 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { QualityVerdict } from './api';
-import { CameraError, type CameraProblem, grabStill, guideRect, openCamera, stopCamera } from './camera';
+import {
+  CameraError,
+  type CameraProblem,
+  grabStill,
+  guideRect,
+  measureVideo,
+  openCamera,
+  type Rect,
+  stopCamera,
+} from './camera';
 import { type MessageKey, t, tMaybe } from './i18n';
-import { measureVideo, type Rect } from './quality';
 import { Live } from './ui';
 
 /**

@@ -1,4 +1,4 @@
-import { QUALITY_MEASURE, QUALITY_THRESHOLDS } from '../../identity/quality-thresholds';
+import { QUALITY_MEASURE, QUALITY_THRESHOLDS } from '../../identity/quality-thresholds.js';
 
 /**
  * Live feedback on a camera frame, measured the way the server's document reader measures an upload
@@ -99,24 +99,4 @@ export function judgeFrame(
   if (blur < QUALITY_THRESHOLDS.minBlur) reasons.push('image_blurred');
   if (glare > QUALITY_THRESHOLDS.maxGlare) reasons.push('glare_high');
   return { blur, glare, reasons };
-}
-
-export interface Rect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-/** Measures the `rect` of a video frame, drawn into `canvas` at the measuring width. */
-export function measureVideo(video: HTMLVideoElement, rect: Rect, canvas: HTMLCanvasElement): FrameQuality {
-  const width = QUALITY_MEASURE.width;
-  const height = Math.max(3, Math.round((rect.height * width) / rect.width));
-  canvas.width = width;
-  canvas.height = height;
-  const ctx = canvas.getContext('2d', { willReadFrequently: true });
-  if (!ctx) return { blur: 0, glare: 0, reasons: [] };
-  ctx.drawImage(video, rect.x, rect.y, rect.width, rect.height, 0, 0, width, height);
-  const gray = toGray(ctx.getImageData(0, 0, width, height).data);
-  return judgeFrame(gray, width, height, Math.min(rect.width, rect.height));
 }
