@@ -1,7 +1,7 @@
 /**
- * Capture quality: one definition, read by the server's document reader (identity/document/reader.ts) and by the
- * hosted page's live camera feedback (applicant/src/quality.ts). Pure data, no imports: it is bundled into the
- * browser page as is.
+ * Capture quality: one definition, read by the server's document reader (identity/document/reader.ts), the
+ * capture-quality verdict (identity/quality.ts) and the hosted page's live camera feedback
+ * (applicant/src/quality.ts). Pure data and pure functions, no imports: it is bundled into the browser page as is.
  */
 
 /** Thresholds, measured on the PassportEye specimen set (docs/decisions.md "Document reading"). */
@@ -24,3 +24,21 @@ export const QUALITY_MEASURE = {
   /** glare is measured only when the paper (the 75th percentile inside the document) is darker than this */
   whitePaper: 245,
 };
+
+/** Why an image is of low quality. */
+export type QualityProblem = 'resolution_low' | 'image_blurred' | 'glare_high';
+
+/** The problems of an image whose shorter side is `min(width, height)` pixels, with the measured `blur` and
+ * `glare` (empty: good enough). */
+export function qualityProblems(
+  width: number,
+  height: number,
+  blur: number,
+  glare: number,
+): QualityProblem[] {
+  const out: QualityProblem[] = [];
+  if (Math.min(width, height) < QUALITY_THRESHOLDS.minShortSide) out.push('resolution_low');
+  if (blur < QUALITY_THRESHOLDS.minBlur) out.push('image_blurred');
+  if (glare > QUALITY_THRESHOLDS.maxGlare) out.push('glare_high');
+  return out;
+}

@@ -114,6 +114,30 @@ export const DocumentCompleteOut = Type.Object(
   { title: 'DocumentCompleteOut' },
 );
 
+export const DocumentQualityOut = Type.Object(
+  {
+    ok: Type.Boolean({ description: 'true when the image is fit to submit: no reason below' }),
+    reasons: Type.Array(Type.String(), {
+      description:
+        "reason codes from the document and selfie checks' catalogue (document_quality_low, document_unreadable, document_no_face, selfie_no_face, selfie_multiple_faces)",
+    }),
+    quality_reasons: Type.Array(StringEnum(['resolution_low', 'image_blurred', 'glare_high'] as const), {
+      description: 'what makes the quality low (thresholds in identity/quality-thresholds.ts)',
+    }),
+    blur: Type.Number({ description: 'variance of the Laplacian at 1,000 px wide; higher = sharper' }),
+    glare: Type.Number({ description: 'fraction of saturated pixels inside the document' }),
+    width: Type.Integer(),
+    height: Type.Integer(),
+    mrz_found: Type.Boolean({ description: 'an MRZ band was found (image analysis, not read)' }),
+    barcode_found: Type.Boolean({ description: 'a PDF417 barcode was found and decoded' }),
+    face_found: Type.Boolean(),
+    faces: Type.Integer({ description: 'how many faces were found' }),
+    took_ms: Type.Integer(),
+  },
+  { title: 'DocumentQualityOut' },
+);
+export type DocumentQualityOut = Static<typeof DocumentQualityOut>;
+
 export const DocumentPreviewOut = Type.Object(
   {
     url: Type.String({ description: 'pre-signed GET, usable by a browser until expires_at' }),

@@ -35,6 +35,7 @@ import { documentRoutes } from './documents/document-routes.js';
 import type { DocumentDeps } from './documents/document-service.js';
 import { startDocumentVerifyWorker } from './documents/document-verify-worker.js';
 import { resumeFlowAfterDocuments } from './documents/flow-resume.js';
+import { documentQualityRoutes } from './documents/quality-routes.js';
 import type { Dependency } from './errors.js';
 import { fatfRoutes } from './fatf/fatf-routes.js';
 import { type FatfState, latestFatf } from './fatf/fatf-store.js';
@@ -292,6 +293,8 @@ function apiRoutes(d: {
   sessionSettings: SessionSettings;
   /** the S3 endpoint in use (undefined = AWS): document previews come from there */
   s3Endpoint: string | undefined;
+  /** capture-quality verdicts (threads of role `quality`) */
+  qualityPool: IdentityPool;
 }) {
   const { config, log, sql, redis, bus, kv, metrics, readiness, openapi, datasetDeps, refreshFatf } = d;
   const { flowDeps, documentDeps, webhookDeps, sessionSettings } = d;
@@ -318,6 +321,12 @@ function apiRoutes(d: {
       resumeFlow: resumeFlowAfterDocuments(flowDeps),
     }),
     ...documentRoutes(documentDeps),
+    ...documentQualityRoutes({
+      sql,
+      store: documentDeps.store,
+      maxBytes: config.DOCUMENT_MAX_BYTES,
+      measure: (image, selfie) => d.qualityPool.quality(image, selfie),
+    }),
     ...operatorRoutes(sql),
     ...sessionRoutes({
       sql,
@@ -394,8 +403,9 @@ async function startWorkers(
   );
   started.push(await startFlowWorker({ ...flowDeps, log }));
   started.push(await startDocumentVerifyWorker(documentDeps));
-  // identity threads (OCR + face models): only in processes that run jobs, started by the first image
+  // identity threads (OCR + face models): only in processes that run jobs
   const identityPool = new IdentityPool(config.IDENTITY_THREADS, config.IDENTITY_MAX_QUEUE, log);
+  if (config.IDENTITY_PRELOAD) identityPool.start();
   started.push({ stop: () => identityPool.close() });
   started.push(
     await startDocumentAnalyzeWorker({
@@ -467,6 +477,15 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     fatf: () => fatfState,
   });
 
+  // capture-quality verdicts: threads of their own in every process that serves HTTP
+  const qualityPool = new IdentityPool(
+    config.IDENTITY_QUALITY_THREADS,
+    config.IDENTITY_MAX_QUEUE,
+    log,
+    'quality',
+  );
+  if (config.IDENTITY_PRELOAD) qualityPool.start();
+
   const router = new Router();
   let openapiDoc: unknown;
   const readiness = readinessProbe({ sql, pool, redis, bus, draining: () => draining });
@@ -493,6 +512,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     webhookDeps,
     sessionSettings,
     s3Endpoint: s3.endpoint,
+    qualityPool,
   });
   for (const r of routes) router.add(r);
   // the dashboard's and the applicant's static pages are not part of the API contract
@@ -578,6 +598,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     await Promise.race([inflight.idle(), new Promise((r) => setTimeout(r, 10_000))]);
     await datasets.stop();
     await pool.close();
+    await qualityPool.close();
     await nats.drain().catch(() => {});
     redis.disconnect();
     await watchdog.stop();

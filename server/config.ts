@@ -110,6 +110,18 @@ export const Env = Type.Object({
     default: 64,
     description: 'images waiting for an identity thread beyond this are refused (503 overloaded)',
   }),
+  IDENTITY_QUALITY_THREADS: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 1,
+    description:
+      'threads giving capture-quality verdicts in each process that serves HTTP (barcode reader and face detector)',
+  }),
+  IDENTITY_PRELOAD: Type.Boolean({
+    default: true,
+    description:
+      'load the identity models when the process starts (else on the first image, which then waits for them)',
+  }),
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, default: 1024 * 1024 }),
   SHUTDOWN_GRACE_MS: Type.Integer({
     minimum: 0,

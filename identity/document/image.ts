@@ -1,6 +1,7 @@
 // Image handling for MRZ reading with sharp: decoding with a pixel limit, quality measures, skew estimation,
 // rotation, cropping and thresholding. Grey images travel as raw 8-bit single-channel buffers.
 import sharp, { type Metadata } from 'sharp';
+import { QUALITY_MEASURE } from '../quality-thresholds.js';
 
 export interface Gray {
   data: Uint8Array;
@@ -323,8 +324,9 @@ export interface Quality {
  * Glare: fraction of saturated (≥ 250) pixels not connected to the image border, on pages whose paper (75th
  * percentile) is darker than white; 0 on white pages (scans), where highlights cannot be told from paper. */
 export async function measureQuality(g: Gray): Promise<Quality> {
-  const scale = 1000 / g.width;
-  const m = Math.abs(scale - 1) > 0.01 ? await resize(g, 1000, Math.max(3, g.height * scale)) : g;
+  const w = QUALITY_MEASURE.width;
+  const scale = w / g.width;
+  const m = Math.abs(scale - 1) > 0.01 ? await resize(g, w, Math.max(3, g.height * scale)) : g;
   let n = 0;
   let sum = 0;
   let sum2 = 0;
@@ -347,7 +349,7 @@ export async function measureQuality(g: Gray): Promise<Quality> {
   // saturated pixels not connected to the image border: a white scanner bed or page around the document is
   // background, a saturated patch on the document is glare
   const { width, height } = m;
-  const sat = (i: number) => (m.data[i] ?? 0) >= 250;
+  const sat = (i: number) => (m.data[i] ?? 0) >= QUALITY_MEASURE.saturated;
   const outside = new Uint8Array(width * height);
   const stack: number[] = [];
   const push = (i: number) => {
@@ -379,6 +381,7 @@ export async function measureQuality(g: Gray): Promise<Quality> {
   inside.sort((a, b) => a - b);
   const paper = inside[Math.floor(inside.length * 0.75)] ?? 255;
   let bright = 0;
-  if (paper < 245) for (let i = 0; i < m.data.length; i++) if (sat(i) && !outside[i]) bright++;
+  if (paper < QUALITY_MEASURE.whitePaper)
+    for (let i = 0; i < m.data.length; i++) if (sat(i) && !outside[i]) bright++;
   return { blur: Math.round(blur * 10) / 10, glare: Math.round((bright / m.data.length) * 10_000) / 10_000 };
 }

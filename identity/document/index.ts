@@ -3,7 +3,8 @@
 import { createReader, type ReaderOptions } from './reader.js';
 import type { DocumentReader } from './types.js';
 
-export { QUALITY_THRESHOLDS, type ReaderOptions } from './reader.js';
+export { QUALITY_THRESHOLDS } from '../quality-thresholds.js';
+export type { ReaderOptions } from './reader.js';
 export { ICAO_CODES, type StrictReason, strictCheck } from './strict.js';
 export type { DocumentReader, DocumentReading, ImageQuality, MrzFields, MrzFormat } from './types.js';
 

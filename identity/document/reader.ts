@@ -2,7 +2,7 @@
 // band under several preprocessings → repair and parse each reading → rank by check digits → strict check and
 // second-signal agreement. See docs/decisions.md "Document reading".
 
-import { QUALITY_THRESHOLDS } from '../quality-thresholds.js';
+import { qualityProblems } from '../quality-thresholds.js';
 import {
   crop,
   DEFAULT_LIMITS,
@@ -31,9 +31,6 @@ import {
 import { createOcr, type Ocr, type OcrLine } from './ocr.js';
 import { strictCheck } from './strict.js';
 import type { DocumentReader, DocumentReading, ImageQuality, MrzFields } from './types.js';
-
-/** one definition with the hosted page's live feedback */
-export { QUALITY_THRESHOLDS };
 
 export interface ReaderOptions extends Partial<ImageLimits> {}
 
@@ -75,11 +72,8 @@ export async function createReader(options: ReaderOptions = {}): Promise<Documen
   };
 }
 
-function quality(width: number, height: number, blur: number, glare: number): ImageQuality {
-  const reasons: string[] = [];
-  if (Math.min(width, height) < QUALITY_THRESHOLDS.minShortSide) reasons.push('resolution_low');
-  if (blur < QUALITY_THRESHOLDS.minBlur) reasons.push('image_blurred');
-  if (glare > QUALITY_THRESHOLDS.maxGlare) reasons.push('glare_high');
+export function quality(width: number, height: number, blur: number, glare: number): ImageQuality {
+  const reasons = qualityProblems(width, height, blur, glare);
   return { width, height, blur, glare, ok: reasons.length === 0, reasons };
 }
 

@@ -32,6 +32,9 @@ export interface FaceAnalysis {
 
 export interface FaceAnalyzer {
   analyze(image: Uint8Array): Promise<FaceAnalysis>;
+  /** Faces found by the SSD detector alone on a copy at most `maxSide` px long (no landmarks, descriptors or
+   * liveness): the fast look of the capture-quality verdict. */
+  count(image: Uint8Array, maxSide?: number): Promise<{ faces: number; error?: string }>;
   close(): Promise<void>;
 }
 
@@ -53,6 +56,8 @@ export interface FaceAnalyzerOptions {
 export const FACE_MATCH_THRESHOLD = 0.44;
 
 export const DEFAULT_MAX_SIDE = 1600;
+/** The longer side of the copy `count` looks at: a portrait on a card photographed whole is still ~80 px. */
+export const QUICK_MAX_SIDE = 640;
 export const DEFAULT_MAX_INPUT_PIXELS = 50_000_000;
 
 /** 0..1, higher = same person: 1 − Euclidean distance of the two 128-d descriptors, clamped.
@@ -345,6 +350,28 @@ export async function createFaceAnalyzer(options: FaceAnalyzerOptions = {}): Pro
             took_ms: took(),
             error: `analysis failed: ${(err as Error).message}`,
           };
+        }
+      });
+    },
+    count(image: Uint8Array, side = QUICK_MAX_SIDE): Promise<{ faces: number; error?: string }> {
+      if (closed) return Promise.reject(new Error('face analyzer is closed'));
+      return oneAtATime(async () => {
+        let img: Decoded;
+        try {
+          if (!image || image.byteLength === 0) throw new Error('empty file');
+          img = await decode(image, side, maxInputPixels);
+        } catch (err) {
+          return { faces: 0, error: (err as Error).message };
+        }
+        const { faceapi, tf } = models;
+        const tensor = tf.tensor3d(img.data, [img.height, img.width, 3], 'int32');
+        try {
+          const options = new faceapi.SsdMobilenetv1Options({ minConfidence: minScore, maxResults: 10 });
+          return { faces: (await faceapi.detectAllFaces(tensor, options)).length };
+        } catch (err) {
+          return { faces: 0, error: `analysis failed: ${(err as Error).message}` };
+        } finally {
+          tensor.dispose();
         }
       });
     },

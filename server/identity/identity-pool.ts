@@ -1,41 +1,64 @@
 import { Piscina } from 'piscina';
-import type { IdentityResult, IdentityTask } from '../../identity/worker.js';
+import type { CaptureQuality } from '../../identity/quality.js';
+import type { IdentityOutput, IdentityResult, IdentityRole, IdentityTask } from '../../identity/worker.js';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { IDENTITY_WORKER } from '../paths.js';
 
 /** Piscina threads that read documents (OCR) and analyse faces, modelled on the matcher's pool: a fixed number of
- * threads (IDENTITY_THREADS), each loading the OCR reader and the face models once, and a bounded queue (beyond it:
- * 503 overloaded). The threads start on the first image, so a process that never analyses one never loads the
- * models; only processes that run jobs create the pool at all (app.ts). */
+ * threads, each loading its models once, and a bounded queue (beyond it: 503 overloaded). Role `analysis`
+ * (IDENTITY_THREADS, processes that run jobs) reads uploads; role `quality` (IDENTITY_QUALITY_THREADS, processes
+ * that serve HTTP) gives capture-quality verdicts, on threads of their own so that a verdict never waits behind a
+ * document being read. The threads start with `start()` (IDENTITY_PRELOAD) or on the first image. */
 export class IdentityPool {
-  private pool: Piscina<IdentityTask, IdentityResult> | undefined;
+  private pool: Piscina<IdentityTask, IdentityOutput> | undefined;
   constructor(
     private readonly threads: number,
     private readonly maxQueue: number,
     private readonly log: Logger,
+    private readonly role: IdentityRole = 'analysis',
   ) {}
 
   get queueSize(): number {
     return this.pool?.queueSize ?? 0;
   }
 
-  private started(): Piscina<IdentityTask, IdentityResult> {
+  /** Starts the threads now: each loads its models as it starts, so the first image does not wait for them. */
+  start(): void {
+    this.started();
+  }
+
+  private started(): Piscina<IdentityTask, IdentityOutput> {
     if (!this.pool) {
-      this.pool = new Piscina<IdentityTask, IdentityResult>({
+      this.pool = new Piscina<IdentityTask, IdentityOutput>({
         filename: IDENTITY_WORKER,
         minThreads: this.threads,
         maxThreads: this.threads,
         maxQueue: this.maxQueue,
         idleTimeout: Number.POSITIVE_INFINITY,
+        workerData: { role: this.role },
       });
-      this.log.info({ threads: this.threads }, 'identity pool started');
+      this.log.info({ threads: this.threads, role: this.role }, 'identity pool started');
     }
     return this.pool;
   }
 
-  /** Reads one image on an identity thread. The bytes are transferred, not copied. */
-  async analyze(task: IdentityTask): Promise<IdentityResult> {
+  /** Reads one upload (document or selfie) on an identity thread. */
+  async analyze(task: IdentityTask & { kind: 'document' | 'selfie' }): Promise<IdentityResult> {
+    const out = await this.run(task);
+    if (out.kind === 'quality') throw new Error('an analysis task answered with a quality verdict');
+    return out;
+  }
+
+  /** The capture-quality measures of one image. */
+  async quality(image: Uint8Array, selfie: boolean): Promise<CaptureQuality> {
+    const out = await this.run({ kind: 'quality', image, selfie });
+    if (out.kind !== 'quality') throw new Error('a quality task answered with an analysis');
+    return out.quality;
+  }
+
+  /** Runs one task on a thread. The bytes are transferred, not copied. */
+  private async run(task: IdentityTask): Promise<IdentityOutput> {
     const pool = this.started();
     if (pool.queueSize >= this.maxQueue)
       throw new ApiError('overloaded', { headers: { 'retry-after': '1' } });

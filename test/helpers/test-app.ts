@@ -44,6 +44,8 @@ export async function startTestApp(
     DATABASE_URL: dbUrl,
     ADMIN_TOKEN: adminToken,
     MATCHER_THREADS: '1',
+    // identity models load on the first image: most test apps never read one
+    IDENTITY_PRELOAD: 'false',
     // isolation from every other test app on this machine: own S3 server, own NATS streams and KV bucket
     LOCAL_S3_PORT: '0',
     LOCAL_S3_DIR: s3Dir,
@@ -81,6 +83,7 @@ async function joinTestApp(first: TestApp, env: Record<string, string> = {}): Pr
     DATABASE_URL: first.dbUrl,
     ADMIN_TOKEN: first.adminToken,
     MATCHER_THREADS: '1',
+    IDENTITY_PRELOAD: 'false',
     NATS_NAMESPACE: first.app.config.NATS_NAMESPACE,
     S3_ENDPOINT: first.app.s3Endpoint ?? '',
     S3_ACCESS_KEY_ID: 'S3RVER',

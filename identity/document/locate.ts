@@ -1,0 +1,218 @@
+// Finding the machine-readable zone by image analysis, before any OCR (in the manner of PassportEye's MRZ box
+// locator): dark thin strokes (black-hat) → binarised → characters smeared into line blobs → connected components
+// → the two or three long, equal, aligned, evenly spaced lines that an MRZ is. Pure array work on a grey image;
+// the caller scales it (LOCATE_WIDTH) and deskews it.
+import type { Gray } from './image.js';
+
+/** The width the locator expects its image to be scaled to. */
+export const LOCATE_WIDTH = 1000;
+
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+export interface LocatedBand extends Box {
+  /** median height of the band's lines, in the image's pixels */
+  lineHeight: number;
+  lines: number;
+}
+
+/** Max (dilate) or min (erode) over a window of `k` samples along a line of `n` samples starting at `off`, `step`
+ * apart, from `src` into `dst` (van Herk / Gil–Werman: three passes whatever `k`). */
+function line1d(
+  src: Uint8Array,
+  dst: Uint8Array,
+  off: number,
+  step: number,
+  n: number,
+  k: number,
+  max: boolean,
+) {
+  const pre = new Uint8Array(n);
+  const suf = new Uint8Array(n);
+  const f = max ? Math.max : Math.min;
+  for (let i = 0; i < n; i++) {
+    const v = src[off + i * step] ?? 0;
+    pre[i] = i % k === 0 ? v : f(pre[i - 1] ?? 0, v);
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    const v = src[off + i * step] ?? 0;
+    suf[i] = i % k === k - 1 || i === n - 1 ? v : f(suf[i + 1] ?? 0, v);
+  }
+  const r = k >> 1;
+  for (let i = 0; i < n; i++) {
+    const a = Math.max(0, i - r);
+    const b = Math.min(n - 1, i + r);
+    // [a, b] spans at most two blocks of k: the suffix of a's block and the prefix of b's
+    dst[off + i * step] = f(suf[a] ?? 0, pre[b] ?? 0);
+  }
+}
+
+/** Max (dilate) or min (erode) over a k × k window. */
+function rankFilter(g: Gray, k: number, max: boolean): Gray {
+  const { width, height, data } = g;
+  const tmp = new Uint8Array(data.length);
+  for (let y = 0; y < height; y++) line1d(data, tmp, y * width, 1, width, k, max);
+  const out = new Uint8Array(data.length);
+  for (let x = 0; x < width; x++) line1d(tmp, out, x, width, height, k, max);
+  return { data: out, width, height };
+}
+
+/** Black-hat (closing minus the image): dark details narrower than the kernel come out bright. */
+export function blackHat(g: Gray, k: number): Gray {
+  const closed = rankFilter(rankFilter(g, k, true), k, false);
+  const out = new Uint8Array(g.data.length);
+  for (let i = 0; i < out.length; i++) out[i] = (closed.data[i] ?? 0) - (g.data[i] ?? 0);
+  return { data: out, width: g.width, height: g.height };
+}
+
+/** Ink mask (1 = stroke) of a black-hat image: above Otsu's level of its non-zero values and at least `floor`. */
+function inkMask(bh: Gray, floor: number): Uint8Array {
+  const hist = new Array<number>(256).fill(0);
+  for (const v of bh.data) if (v > 0) hist[v] = (hist[v] ?? 0) + 1;
+  let total = 0;
+  let sum = 0;
+  for (let v = 1; v < 256; v++) {
+    total += hist[v] ?? 0;
+    sum += v * (hist[v] ?? 0);
+  }
+  let wB = 0;
+  let sB = 0;
+  let best = -1;
+  let level = floor;
+  for (let t = 1; t < 256; t++) {
+    wB += hist[t] ?? 0;
+    if (!wB || wB === total) continue;
+    sB += t * (hist[t] ?? 0);
+    const mB = sB / wB;
+    const mF = (sum - sB) / (total - wB);
+    const between = wB * (total - wB) * (mB - mF) ** 2;
+    if (between > best) {
+      best = between;
+      level = t;
+    }
+  }
+  const cut = Math.max(floor, level);
+  const mask = new Uint8Array(bh.data.length);
+  for (let i = 0; i < mask.length; i++) mask[i] = (bh.data[i] ?? 0) > cut ? 1 : 0;
+  return mask;
+}
+
+/** Fills horizontal gaps of at most `gap` pixels between ink (run-length smoothing): a line's characters merge. */
+function smear(mask: Uint8Array, width: number, height: number, gap: number): void {
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    let last = -1;
+    for (let x = 0; x < width; x++) {
+      if (!mask[row + x]) continue;
+      if (last >= 0 && x - last - 1 <= gap) for (let i = last + 1; i < x; i++) mask[row + i] = 1;
+      last = x;
+    }
+  }
+}
+
+interface Blob extends Box {
+  pixels: number;
+}
+
+/** Bounding boxes of the 4-connected components of a mask. */
+function components(mask: Uint8Array, width: number, height: number): Blob[] {
+  const seen = new Uint8Array(mask.length);
+  const out: Blob[] = [];
+  const stack: number[] = [];
+  for (let start = 0; start < mask.length; start++) {
+    if (!mask[start] || seen[start]) continue;
+    seen[start] = 1;
+    stack.push(start);
+    const b: Blob = { x0: width, y0: height, x1: 0, y1: 0, pixels: 0 };
+    while (stack.length) {
+      const i = stack.pop() as number;
+      const x = i % width;
+      const y = (i - x) / width;
+      b.pixels++;
+      if (x < b.x0) b.x0 = x;
+      if (x + 1 > b.x1) b.x1 = x + 1;
+      if (y < b.y0) b.y0 = y;
+      if (y + 1 > b.y1) b.y1 = y + 1;
+      const next = [x > 0 ? i - 1 : -1, x < width - 1 ? i + 1 : -1, y > 0 ? i - width : -1];
+      next.push(y < height - 1 ? i + width : -1);
+      for (const j of next) {
+        if (j >= 0 && mask[j] && !seen[j]) {
+          seen[j] = 1;
+          stack.push(j);
+        }
+      }
+    }
+    out.push(b);
+  }
+  return out;
+}
+
+const w = (b: Box) => b.x1 - b.x0;
+const h = (b: Box) => b.y1 - b.y0;
+
+/** A blob that can be a line of an MRZ: long, thin, dense. */
+export function isLineBlob(b: Blob, imageWidth: number): boolean {
+  return w(b) >= imageWidth * 0.25 && h(b) >= 4 && w(b) >= h(b) * 10 && b.pixels >= w(b) * h(b) * 0.45;
+}
+
+/** Whether `b` continues the group ending in `a`: same length, same left edge, same height, the next line. */
+function nextLine(a: Box, b: Box): boolean {
+  const width = Math.max(w(a), w(b));
+  const height = Math.max(h(a), h(b));
+  return (
+    Math.abs(w(a) - w(b)) <= width * 0.12 &&
+    Math.abs(a.x0 - b.x0) <= width * 0.06 &&
+    Math.abs(h(a) - h(b)) <= height * 0.5 &&
+    b.y0 >= a.y1 - height * 0.2 &&
+    b.y0 - a.y1 <= height * 1.6
+  );
+}
+
+/** The MRZ lines among the line blobs: the run of two or three consecutive matching lines that are longest (an
+ * MRZ spans its document; a third line of the same length counts a little: a TD1 card). */
+export function groupLines(lines: Box[]): Box[] | null {
+  const sorted = [...lines].sort((a, b) => a.y0 - b.y0);
+  let best: Box[] | null = null;
+  const score = (g: Box[]) => (g.reduce((s, b) => s + w(b), 0) / g.length) * (1 + 0.1 * (g.length - 2));
+  for (let i = 0; i < sorted.length; i++) {
+    const group = [sorted[i] as Box];
+    for (let j = i + 1; j < sorted.length && group.length < 3; j++) {
+      const cand = sorted[j] as Box;
+      if (nextLine(group[group.length - 1] as Box, cand)) group.push(cand);
+      else if (cand.y0 > (group[group.length - 1] as Box).y1 + h(cand) * 2) break;
+    }
+    if (group.length < 2) continue;
+    if (!best || score(group) > score(best)) best = group;
+  }
+  return best;
+}
+
+/** The MRZ band of an upright grey image (scaled to about LOCATE_WIDTH wide), with margins, or null. */
+export function locateMrz(g: Gray): LocatedBand | null {
+  const k = Math.max(7, Math.round(g.width / 70)) | 1;
+  const mask = inkMask(blackHat(g, k), 12);
+  smear(mask, g.width, g.height, Math.round(g.width / 60));
+  const lines = components(mask, g.width, g.height).filter((b) => isLineBlob(b, g.width));
+  const group = groupLines(lines);
+  if (!group) return null;
+  const heights = group.map(h).sort((a, b) => a - b);
+  const lineHeight = heights[heights.length >> 1] ?? 8;
+  const x0 = Math.min(...group.map((b) => b.x0));
+  const x1 = Math.max(...group.map((b) => b.x1));
+  const y0 = Math.min(...group.map((b) => b.y0));
+  const y1 = Math.max(...group.map((b) => b.y1));
+  const mx = (x1 - x0) * 0.04 + lineHeight;
+  const my = lineHeight * 0.8;
+  return {
+    x0: Math.max(0, x0 - mx),
+    y0: Math.max(0, y0 - my),
+    x1: Math.min(g.width, x1 + mx),
+    y1: Math.min(g.height, y1 + my),
+    lineHeight,
+    lines: group.length,
+  };
+}
