@@ -76,9 +76,7 @@ export const AlertListQuery = Type.Object(
   {
     state: Type.Optional(AlertState),
     assignee: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
+      Type.Union([Type.Literal('me'), Type.Literal('none'), Uuid], {
         description: 'An operator id, "me" (the calling operator) or "none" (unassigned)',
       }),
     ),

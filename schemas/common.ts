@@ -1,7 +1,10 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { AML_DATASET_VALUES } from './aml-datasets.js';
 
-export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+export const Uuid = Type.String({
+  format: 'uuid',
+  description: 'UUID (either case; stored and answered in lower case)',
+});
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 

@@ -54,6 +54,7 @@ export function dashboardRoutes(opts: { dir?: string; imageOrigins?: string[] } 
     },
   });
 
+  const PageQuery = Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 2000 }));
   const pageRoute = (path: string, operationId: string, params?: string[]) =>
     route({
       method: 'GET',
@@ -62,6 +63,8 @@ export function dashboardRoutes(opts: { dir?: string; imageOrigins?: string[] } 
       summary: 'Operator dashboard page (client-side route)',
       tag: DASHBOARD_TAG,
       auth: 'none',
+      // the page's own query (e.g. /dashboard/login?tenant=…), read by the page, never by the server
+      query: PageQuery,
       ...(params
         ? {
             params: Type.Object(Object.fromEntries(params.map((p) => [p, Type.String({ maxLength: 200 })]))),

@@ -1,4 +1,4 @@
-import type { Static, TSchema, TUnknown } from '@sinclair/typebox';
+import { type Static, type TSchema, type TUnknown, Type } from '@sinclair/typebox';
 import type { AuthMode, Principal, TenantPrincipal } from '../auth/principal.js';
 import type { Logger } from '../log.js';
 import type { Reply, RequestInfo } from './request.js';
@@ -73,7 +73,7 @@ export interface CompiledRoute {
   segments: string[];
   paramNames: (string | null)[];
   validateBody?: Validator;
-  validateQuery?: Validator;
+  validateQuery: Validator;
   validateParams?: Validator;
 }
 
@@ -86,6 +86,9 @@ export function route<
 >(spec: RouteSpec<TB, TQ, TP, A>): RouteSpec<TSchema, TSchema, TSchema> {
   return spec as unknown as RouteSpec<TSchema, TSchema, TSchema>;
 }
+
+/** The query of a route that declares none. */
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
 export type Match =
   | { kind: 'found'; route: CompiledRoute; params: Record<string, string> }
@@ -104,9 +107,10 @@ export class Router {
       spec,
       segments,
       paramNames: segments.map((s) => (s.startsWith('{') && s.endsWith('}') ? s.slice(1, -1) : null)),
+      // a route without a query schema takes no query parameters: unknown ones are a 422, as in a schema's own
+      validateQuery: compileValidator(spec.query ?? NO_QUERY, 'query'),
     };
     if (spec.body) compiled.validateBody = compileValidator(spec.body, 'body');
-    if (spec.query) compiled.validateQuery = compileValidator(spec.query, 'query');
     if (spec.params) compiled.validateParams = compileValidator(spec.params, 'path');
     // a route added earlier wins the scan (a parameter route may match this path): then this one is not exact
     const key = `${spec.method} ${spec.path}`;

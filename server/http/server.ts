@@ -253,7 +253,7 @@ export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exch
       }
       const query: Record<string, unknown> = parseQuery(rawQuery);
       let reqLog: Logger | undefined;
-      if (route.validateQuery) route.validateQuery(query);
+      route.validateQuery(query);
       if (route.validateParams) route.validateParams(params);
       const reply = await route.spec.handler({
         req: info,

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { FORMATS } from '../../schemas/formats.js';
+import { canonicalUuid, FORMATS } from '../../schemas/formats.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 
 // ajv-formats ships CJS with exports.default; under NodeNext its typings hide the callable
@@ -11,9 +11,42 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 
 const bodyAjv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
 const queryAjv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: true });
+/** Added by compileValidator next to every `format: 'uuid'`: the value is rewritten to its canonical spelling. */
+const CANONICAL_UUID = 'x-canonical-uuid';
 for (const ajv of [bodyAjv, queryAjv]) {
   addFormats(ajv);
   for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format);
+  ajv.addKeyword({
+    keyword: CANONICAL_UUID,
+    modifying: true,
+    schemaType: 'boolean',
+    errors: false,
+    validate: (
+      _on: boolean,
+      data: unknown,
+      _schema: unknown,
+      at?: { parentData: unknown; parentDataProperty: string | number },
+    ) => {
+      if (typeof data === 'string' && at?.parentData && typeof at.parentData === 'object') {
+        (at.parentData as Record<string | number, unknown>)[at.parentDataProperty] = canonicalUuid(data);
+      }
+      return true;
+    },
+  });
+}
+
+/**
+ * The schema with the canonicalising keyword next to every `format: 'uuid'`: one spelling of every identifier
+ * (lower case) reaches handlers, stores and throttle keys, whichever case the client wrote (docs/decisions.md,
+ * "Identifiers and timestamps"). Other spellings fail the format itself (schemas/formats.ts).
+ */
+function withCanonicalIds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withCanonicalIds);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = withCanonicalIds(v);
+  if (out.format === 'uuid') out[CANONICAL_UUID] = true;
+  return out;
 }
 
 export type Where = 'body' | 'query' | 'path';
@@ -55,7 +88,9 @@ function toIssues(where: Where, errors: ErrorObject[]): ValidationIssue[] {
 }
 
 export function compileValidator(schema: TSchema, where: Where): Validator {
-  const fn: ValidateFunction = (where === 'body' ? bodyAjv : queryAjv).compile(schema);
+  const fn: ValidateFunction = (where === 'body' ? bodyAjv : queryAjv).compile(
+    withCanonicalIds(schema) as TSchema,
+  );
   return (value: unknown) => {
     const text = textIssues(where, value);
     if (text.length) throw new ValidationError(text);

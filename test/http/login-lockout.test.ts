@@ -7,8 +7,8 @@ const MAX = 3;
 let t: TestApp;
 let acme: Tenant;
 
-const login = (email: string, password: string) =>
-  call(t.url, 'POST', '/v1/sessions', { body: { tenant_id: acme.id, email, password } });
+const login = (email: string, password: string, tenantId = acme.id) =>
+  call(t.url, 'POST', '/v1/sessions', { body: { tenant_id: tenantId, email, password } });
 
 beforeAll(async () => {
   t = await startTestApp({ sources: null, env: { LOGIN_MAX_FAILURES: String(MAX) } });
@@ -54,5 +54,18 @@ describe('login lockout under parallel guesses', () => {
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10 * MAX);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(45 - 10 * MAX);
+  });
+
+  // Issue 32 item 2: the account's counter is keyed by the canonical tenant id, so writing the workspace id in
+  // another case (Postgres compares UUIDs case-insensitively) is the same account, not five more guesses
+  it('counts every spelling of the workspace id as one account', async () => {
+    for (let i = 0; i < MAX; i++) expect((await login('victim@acme.test', `guess-${i}`)).status).toBe(401);
+    const upper = acme.id.toUpperCase();
+    const mixed = acme.id.replace(/[a-f]/, (c) => c.toUpperCase());
+    for (const id of [upper, mixed]) {
+      expect((await login('victim@acme.test', 'another guess', id)).status).toBe(429);
+      expect((await login('victim@acme.test', 'correct horse battery staple', id)).status).toBe(429);
+    }
+    expect((await login('Victim@ACME.test', 'correct horse battery staple', upper)).status).toBe(429);
   });
 });
