@@ -192,7 +192,8 @@ main(process.argv.slice(2)).then(
       err instanceof UsageError ||
       err instanceof CliError ||
       err instanceof ConfigError ||
-      e.name === 'DependencyError'
+      e.name === 'DependencyError' ||
+      e.name === 'ListenError'
     ) {
       process.stderr.write(`veriscreen: ${e.message}\n`);
     } else if (typeof e.code === 'string' && typeof e.path === 'string' && /^E[A-Z]+$/.test(e.code)) {
@@ -202,5 +203,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`veriscreen: ${e.stack ?? String(err)}\n`);
     }
     process.exitCode = err instanceof UsageError ? err.exitCode : 1;
+    // a serve that failed to start may still hold connections or timers: leave now
+    if (command === 'serve') process.exit(1);
   },
 );

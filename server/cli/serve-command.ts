@@ -36,7 +36,11 @@ export async function serve(_argv: string[]): Promise<number> {
   if (demo) operators = await demoOperators(app.sql, demo.id);
   await app.loadActiveDataset();
   await app.startBackground();
-  const port = await app.listen(config.HOST, config.PORT);
+  const port = await app.listen(config.HOST, config.PORT).catch(async (err: unknown) => {
+    // a taken port (another serve?) ends the start: nothing of this process may keep running
+    await app.shutdown();
+    throw err;
+  });
   const url = `http://${config.HOST}:${port}`;
   // stdout carries JSON log lines only (jq, log collectors); the human banner with its secrets is a development
   // convenience on stderr, never printed in production

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type BodyReader, collectBody, type Exchange, type HttpServer } from './exchange.js';
+import { listenError } from './listen-error.js';
 
 /** Feeds a request body into the shared collector; paused (not read from the socket) until read() when asked. */
 function nodeBody(
@@ -86,7 +87,7 @@ export function nodeHttpServer(handle: (ex: Exchange) => void): HttpServer {
     name: 'node:http',
     listen(host, port) {
       return new Promise((resolvePort, reject) => {
-        server.once('error', (err) => reject(new Error(`cannot listen on ${host}:${port} (${err.message})`)));
+        server.once('error', (err) => reject(listenError(host, port, err)));
         server.listen(port, host, () => resolvePort((server.address() as AddressInfo).port));
       });
     },

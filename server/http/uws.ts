@@ -1,5 +1,6 @@
 import uWS from 'uWebSockets.js';
 import { type BodyReader, collectBody, type Exchange, type HttpServer, statusLine } from './exchange.js';
+import { probeListen } from './listen-error.js';
 
 /** Feeds a request body into the shared collector, starting paused if asked: nothing beyond the first packet is
  * read from the socket until read() is called. */
@@ -36,6 +37,15 @@ function writeDrained(res: uWS.HttpResponse, payload: Buffer): void {
   });
 }
 
+/** uWS's LIBUS_LISTEN_EXCLUSIVE_PORT: no SO_REUSEPORT on the listening socket. */
+const EXCLUSIVE_PORT = 1;
+type ListenWithOptions = (
+  host: string,
+  port: number,
+  options: number,
+  cb: (socket: uWS.us_listen_socket | false) => void,
+) => uWS.TemplatedApp;
+
 /** uWebSockets.js (native binary only: its Node fallback implements too little of the API to serve). */
 export function uwsServer(handle: (ex: Exchange) => void): HttpServer {
   const app = uWS.App();
@@ -69,14 +79,17 @@ export function uwsServer(handle: (ex: Exchange) => void): HttpServer {
     name: 'uWebSockets.js',
     listen(host, port) {
       return new Promise((resolvePort, reject) => {
-        app.listen(host, port, (socket) => {
+        const listening = (socket: uWS.us_listen_socket | false) => {
           if (!socket) {
-            reject(new Error(`cannot listen on ${host}:${port} (in use?)`));
+            probeListen(host, port).then(reject);
             return;
           }
           listenSocket = socket;
           resolvePort(uWS.us_socket_local_port(socket));
-        });
+        };
+        // exclusive: without it uWS sets SO_REUSEPORT, and a second service on a taken port would start and share
+        // its connections with the first; (host, port, options, cb) is in uWS's C++ API, not in its typings
+        (app.listen as unknown as ListenWithOptions).call(app, host, port, EXCLUSIVE_PORT, listening);
       });
     },
     close() {

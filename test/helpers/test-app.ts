@@ -28,7 +28,14 @@ export interface TestApp {
 
 /** A fresh database per test file, an app built by the factory, listening on a free port. */
 export async function startTestApp(
-  opts: { sources?: SourceSpec[] | null; env?: Record<string, string>; join?: TestApp; log?: Logger } = {},
+  opts: {
+    sources?: SourceSpec[] | null;
+    env?: Record<string, string>;
+    join?: TestApp;
+    log?: Logger;
+    /** listen on this port (default: any free port) */
+    port?: number;
+  } = {},
 ): Promise<TestApp> {
   if (opts.join) return joinTestApp(opts.join, opts.env);
   const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -59,7 +66,7 @@ export async function startTestApp(
     await app.loadActiveDataset();
   }
   await app.startBackground();
-  const port = await app.listen('127.0.0.1', 0);
+  const port = await app.listen('127.0.0.1', opts.port ?? 0);
   return {
     app,
     url: `http://127.0.0.1:${port}`,
