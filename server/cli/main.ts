@@ -204,6 +204,6 @@ main(process.argv.slice(2)).then(
     }
     process.exitCode = err instanceof UsageError ? err.exitCode : 1;
     // a serve that failed to start may still hold connections or timers: leave now
-    if (command === 'serve') process.exit(1);
+    if (command === 'serve') process.exit(process.exitCode);
   },
 );
