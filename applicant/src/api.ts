@@ -10,7 +10,8 @@ export interface ConsentStep {
   name: 'consent';
   done: boolean;
   biometric_required: boolean;
-  policy_version: string;
+  /** the version consented to; null before consent */
+  policy_version: string | null;
 }
 export interface IntakeStep {
   name: 'intake';
@@ -38,6 +39,7 @@ export interface SelfieStep {
   name: 'selfie';
   done: boolean;
   liveness: boolean;
+  documents?: SessionDocument[];
 }
 export interface ReviewStep {
   name: 'review';
@@ -56,6 +58,8 @@ export interface SessionView {
   steps: Step[];
   missing: string[];
   status: 'collecting' | 'submitted' | 'processing' | 'done';
+  /** the hand-off to another device, once one was asked for */
+  handoff?: { status: 'waiting' | 'opened' | 'ended'; expires_at: string } | null;
 }
 
 export interface FieldIssue {

@@ -112,6 +112,7 @@ export const ar: Catalogue = {
   'handoff.copied': 'تم نسخ الرابط.',
   'handoff.qr': 'رمز QR يحتوي على الرابط لهاتفك',
   'handoff.waiting': 'في انتظار هاتفك. ستتابع هذه الصفحة تلقائيًا عندما تنتهي هناك.',
+  'handoff.opened': 'فتح هاتفك الرابط.',
   'handoff.progress': 'انتهى هاتفك من: {step}.',
   'handoff.back': 'استخدم هذا الجهاز بدلًا من ذلك',
   'handoff.phone_done': 'اكتمل كل شيء على هذا الهاتف. عد إلى حاسوبك للإنهاء.',

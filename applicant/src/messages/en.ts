@@ -116,6 +116,7 @@ export const en = {
   'handoff.copied': 'Link copied.',
   'handoff.qr': 'QR code with the link for your phone',
   'handoff.waiting': 'Waiting for your phone. This page continues by itself when you are done there.',
+  'handoff.opened': 'Your phone has opened the link.',
   'handoff.progress': 'Your phone has finished: {step}.',
   'handoff.back': 'Use this device instead',
   'handoff.phone_done': 'All done on this phone. Go back to your computer to finish.',

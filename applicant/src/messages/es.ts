@@ -116,6 +116,7 @@ export const es: Catalogue = {
   'handoff.copied': 'Enlace copiado.',
   'handoff.qr': 'Código QR con el enlace para su móvil',
   'handoff.waiting': 'Esperando a su móvil. Esta página continuará sola cuando termine allí.',
+  'handoff.opened': 'Su móvil ha abierto el enlace.',
   'handoff.progress': 'Su móvil ha terminado: {step}.',
   'handoff.back': 'Usar este dispositivo',
   'handoff.phone_done': 'Todo listo en este móvil. Vuelva a su ordenador para terminar.',

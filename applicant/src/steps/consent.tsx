@@ -4,6 +4,9 @@ import { t } from '../i18n';
 import { Screen } from '../ui';
 import { ErrorText, useAction } from './common';
 
+/** The version of the consent wording this page shows (messages/*.ts `consent.*`), recorded with the consent. */
+export const CONSENT_TEXT_VERSION = 'hosted-page-2026-11';
+
 export function Consent(props: { view: SessionView; step: ConsentStep; onView: (v: SessionView) => void }) {
   const [agreed, setAgreed] = useState(false);
   const [missing, setMissing] = useState(false);
@@ -11,7 +14,12 @@ export function Consent(props: { view: SessionView; step: ConsentStep; onView: (
   const accept = () => {
     if (props.step.biometric_required && !agreed) return setMissing(true);
     void action.run(async () =>
-      props.onView(await api.consent({ biometric: agreed, policy_version: props.step.policy_version })),
+      props.onView(
+        await api.consent({
+          biometric: agreed,
+          policy_version: props.step.policy_version ?? CONSENT_TEXT_VERSION,
+        }),
+      ),
     );
   };
   return (
@@ -32,7 +40,9 @@ export function Consent(props: { view: SessionView; step: ConsentStep; onView: (
         />
         <label for="consent-biometric">{t('consent.biometric')}</label>
       </div>
-      <p class="muted">{t('consent.policy', { version: props.step.policy_version })}</p>
+      <p class="muted">
+        {t('consent.policy', { version: props.step.policy_version ?? CONSENT_TEXT_VERSION })}
+      </p>
       {missing && (
         <p id="consent-error" class="error" role="alert">
           {t('consent.required')}

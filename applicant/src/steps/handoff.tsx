@@ -27,6 +27,7 @@ export function Handoff(props: { onView: (v: SessionView) => void; onClose: () =
     const timer = setInterval(async () => {
       const view = await api.session().catch(() => null);
       if (!view) return;
+      if (view.handoff?.status === 'opened' && !seen.size) setProgress(t('handoff.opened'));
       const capture = view.steps.filter((s) => PHONE_STEPS.includes(s.name));
       for (const s of capture) {
         if (!s.done || seen.has(s.name)) continue;
