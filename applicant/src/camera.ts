@@ -79,5 +79,5 @@ export function measureVideo(video: HTMLVideoElement, rect: Rect, canvas: HTMLCa
   if (!ctx) return { blur: 0, glare: 0, reasons: [] };
   ctx.drawImage(video, rect.x, rect.y, rect.width, rect.height, 0, 0, width, height);
   const gray = toGray(ctx.getImageData(0, 0, width, height).data);
-  return judgeFrame(gray, width, height, Math.min(rect.width, rect.height));
+  return judgeFrame(gray, width, height, rect);
 }

@@ -1,4 +1,4 @@
-import { QUALITY_MEASURE, QUALITY_THRESHOLDS } from '../../identity/quality-thresholds.js';
+import { QUALITY_MEASURE, type QualityProblem, qualityProblems } from '../../identity/quality-thresholds.js';
 
 /**
  * Live feedback on a camera frame, measured the way the server's document reader measures an upload
@@ -7,12 +7,10 @@ import { QUALITY_MEASURE, QUALITY_THRESHOLDS } from '../../identity/quality-thre
  * of saturated pixels not connected to the image's border, counted only when the paper is darker than white.
  */
 
-export type QualityReason = 'resolution_low' | 'image_blurred' | 'glare_high';
-
 export interface FrameQuality {
   blur: number;
   glare: number;
-  reasons: QualityReason[];
+  reasons: QualityProblem[];
 }
 
 /** Rec. 709 luma of an RGBA buffer. */
@@ -84,19 +82,15 @@ function glareFraction(g: Uint8Array, width: number, height: number): number {
   return bright / g.length;
 }
 
-/** Judges a grey frame already scaled to QUALITY_MEASURE.width; `sourceShortSide` is the shorter side of the
- * image that would be uploaded (before scaling). */
+/** Judges a grey frame already scaled to QUALITY_MEASURE.width; `source` is the size of the image that would be
+ * uploaded (before scaling). */
 export function judgeFrame(
   g: Uint8Array,
   width: number,
   height: number,
-  sourceShortSide: number,
+  source: { width: number; height: number },
 ): FrameQuality {
   const blur = Math.round(laplacianVariance(g, width, height) * 10) / 10;
   const glare = Math.round(glareFraction(g, width, height) * 10_000) / 10_000;
-  const reasons: QualityReason[] = [];
-  if (sourceShortSide < QUALITY_THRESHOLDS.minShortSide) reasons.push('resolution_low');
-  if (blur < QUALITY_THRESHOLDS.minBlur) reasons.push('image_blurred');
-  if (glare > QUALITY_THRESHOLDS.maxGlare) reasons.push('glare_high');
-  return { blur, glare, reasons };
+  return { blur, glare, reasons: qualityProblems(source.width, source.height, blur, glare) };
 }

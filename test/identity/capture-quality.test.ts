@@ -35,7 +35,7 @@ async function both(image: Buffer) {
   const { gray, width, height } = await decode(image, DEFAULT_LIMITS);
   const g = await resize(gray, QUALITY_MEASURE.width, (gray.height * QUALITY_MEASURE.width) / gray.width);
   const server = await measureQuality(g);
-  const page = judgeFrame(g.data, g.width, g.height, Math.min(width, height));
+  const page = judgeFrame(g.data, g.width, g.height, { width, height });
   return { server, page };
 }
 
