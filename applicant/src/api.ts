@@ -111,7 +111,10 @@ export interface CreatedDocument {
 }
 export interface QualityVerdict {
   ok: boolean;
+  /** reason codes of the document and selfie checks (document_unreadable, selfie_no_face, …) */
   reasons: string[];
+  /** what made it of low quality (image_blurred, glare_high, resolution_low) */
+  quality_reasons?: string[];
 }
 export interface LivenessChallenge {
   id: string;
@@ -160,11 +163,16 @@ export async function putUpload(upload: CreatedDocument['upload'], image: Blob):
   if (!res.ok) throw new ApiFailure(res.status, 'upload_failed', res.statusText);
 }
 
-/** One capture sent: registered, uploaded, judged by the quality endpoint and, when good, completed. */
+/** One capture sent: registered, uploaded, judged by the synchronous quality endpoint and completed only when good
+ * (a refused capture is never completed, so it never counts). A liveness frame is judged by the challenge itself (a
+ * turned head is what it asks for). */
 export async function sendCapture(flowId: string, what: NewCapture, image: Blob): Promise<QualityVerdict> {
   const doc = await api.createDocument(flowId, what);
   await putUpload(doc.upload, image);
+  if (!what.liveness_challenge_id) {
+    const verdict = await api.quality(flowId, doc.id);
+    if (!verdict.ok) return verdict;
+  }
   await api.complete(flowId, doc.id);
-  if (what.doc_type === 'selfie') return { ok: true, reasons: [] };
-  return api.quality(flowId, doc.id);
+  return { ok: true, reasons: [] };
 }

@@ -133,7 +133,7 @@ export function Capture(props: CaptureProps) {
         props.onDone();
         return;
       }
-      setPhase({ name: 'rejected', reasons: verdict.reasons });
+      setPhase({ name: 'rejected', reasons: [...(verdict.quality_reasons ?? []), ...verdict.reasons] });
     } catch {
       setPhase({ name: 'rejected', reasons: [] });
     }
@@ -209,8 +209,10 @@ const restart = (allowCamera: boolean): Phase =>
   allowCamera ? { name: 'starting' } : { name: 'upload-only' };
 
 function rejectedText(reasons: string[]): string {
-  if (!reasons.length) return t('reason.other');
-  return reasons.map((r) => tMaybe(`reason.${r}`, 'reason.other')).join(' ');
+  // `document_quality_low` says no more than the quality reasons that come with it
+  const shown = reasons.filter((r) => r !== 'document_quality_low' || reasons.length === 1);
+  if (!shown.length) return t('reason.other');
+  return [...new Set(shown.map((r) => tMaybe(`reason.${r}`, 'reason.other')))].join(' ');
 }
 
 function Viewfinder(props: {

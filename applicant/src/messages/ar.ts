@@ -92,7 +92,9 @@ export const ar: Catalogue = {
   'reason.image_blurred': 'الصورة غير واضحة.',
   'reason.glare_high': 'عليها انعكاس.',
   'reason.resolution_low': 'الصورة صغيرة جدًا.',
-  'reason.no_face': 'لا يظهر أي وجه.',
+  'reason.document_no_face': 'لا تظهر الصورة الموجودة على الوثيقة.',
+  'reason.selfie_no_face': 'لا يظهر أي وجه.',
+  'reason.selfie_multiple_faces': 'يظهر أكثر من وجه.',
   'reason.other': 'الصورة ليست واضحة بما يكفي.',
 
   'selfie.title': 'صورة لوجهك',

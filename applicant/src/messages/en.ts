@@ -95,7 +95,9 @@ export const en = {
   'reason.image_blurred': 'it is blurred.',
   'reason.glare_high': 'there is glare on it.',
   'reason.resolution_low': 'it is too small.',
-  'reason.no_face': 'no face can be seen.',
+  'reason.document_no_face': 'the photo on the document cannot be seen.',
+  'reason.selfie_no_face': 'no face can be seen.',
+  'reason.selfie_multiple_faces': 'more than one face can be seen.',
   'reason.other': 'it is not clear enough.',
 
   'selfie.title': 'A photo of your face',

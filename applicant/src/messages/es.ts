@@ -95,7 +95,9 @@ export const es: Catalogue = {
   'reason.image_blurred': 'está borrosa.',
   'reason.glare_high': 'tiene reflejos.',
   'reason.resolution_low': 'es demasiado pequeña.',
-  'reason.no_face': 'no se ve ninguna cara.',
+  'reason.document_no_face': 'no se ve la foto del documento.',
+  'reason.selfie_no_face': 'no se ve ninguna cara.',
+  'reason.selfie_multiple_faces': 'se ve más de una cara.',
   'reason.other': 'no es lo bastante clara.',
 
   'selfie.title': 'Una foto de su cara',
