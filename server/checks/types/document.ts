@@ -1,21 +1,16 @@
+import type { DocumentReading, MrzFields } from '../../../identity/document/index.js';
 import { reportedReading } from '../../../identity/document/report.js';
 import { compare } from '../../../matcher/index.js';
 import type { IdentityInputs, ReadUpload } from '../../identity/identity-inputs.js';
 import type { ApplicantData, CheckOutcome, CheckTypeDef } from '../check-type.js';
+import { runSubChecks, type SubCheck, type SubCheckDef, type SubCheckResult } from '../sub-checks.js';
 import { subjectName } from './aml-screen.js';
 
 /** Name consistency between the applicant and the MRZ: the matcher's compare (what `bin/veriscreen compare` runs:
  * transliteration, token order, diacritics) at the matcher's default review threshold. */
 export const NAME_MATCH_THRESHOLD = 0.85;
 
-/** One sub-check of the document check, as evidence: `passed` null = could not be evaluated. */
-export interface SubCheck {
-  name: string;
-  passed: boolean | null;
-  value: unknown;
-  expected?: unknown;
-  reason_code?: string;
-}
+export type { SubCheck } from '../sub-checks.js';
 
 /** The document check (docs/decisions.md, "Identity verification"): over the flow's read identity document. */
 export const documentType: CheckTypeDef = {
@@ -113,13 +108,126 @@ export const mrzName = (m: { given_names: string; surname: string }) =>
     .filter(Boolean)
     .join(' ');
 
+/** What the document check's sub-checks look at. */
+export interface DocumentContext {
+  doc: ReadUpload;
+  reading: DocumentReading | null;
+  mrz: MrzFields | null;
+  /** an MRZ was read and the reading accepted: only then may a sub-check reject */
+  accepted: boolean;
+  applicant: ApplicantData;
+  template: DocumentCheckTemplate;
+  now: Date;
+}
+
+/** A sub-check over the MRZ's fields, skipped when there is no reading with an MRZ. */
+const onMrz =
+  (run: (c: DocumentContext, m: MrzFields, r: DocumentReading) => SubCheckResult) =>
+  (c: DocumentContext): SubCheckResult | null =>
+    c.mrz && c.reading ? run(c, c.mrz, c.reading) : null;
+
 /**
- * The document check over the flow's read identity document. Every sub-check is recorded with its value; reason
- * codes (declared above; server/checks/rules.ts) are raised as follows: no MRZ / undecodable file → document_unreadable; a check digit
- * wrong → document_check_digits_invalid; digits right but the reading not accepted (strict check, second signal)
- * → document_reading_unconfirmed. The codes that reject (expired, type or issuing state not allowed) are raised
- * only from an accepted reading; an unaccepted reading always goes to review and never to an automatic approval.
+ * The document check's sub-checks, in the order they are recorded. Reason codes (declared above;
+ * server/checks/rules.ts): no MRZ / undecodable file → document_unreadable; a check digit wrong →
+ * document_check_digits_invalid; digits right but the reading not accepted (strict check, second signal) →
+ * document_reading_unconfirmed. The codes that reject (expired, type or issuing state not allowed) are raised only
+ * from an accepted reading; an unaccepted reading always goes to review and never to an automatic approval.
  */
+export const DOCUMENT_SUB_CHECKS: SubCheckDef<DocumentContext>[] = [
+  {
+    name: 'mrz_found',
+    reason_code: 'document_unreadable',
+    run: ({ doc, reading, mrz }) => ({
+      passed: !!mrz,
+      value: mrz?.format ?? null,
+      ...(doc.error || reading?.error ? { error: (doc.error ?? reading?.error) as string } : {}),
+    }),
+  },
+  {
+    name: 'check_digits_valid',
+    reason_code: 'document_check_digits_invalid',
+    run: onMrz((_c, _m, r) => ({ passed: r.check_digits_valid, value: r.check_digits_valid })),
+  },
+  {
+    name: 'reading_accepted',
+    reason_code: 'document_reading_unconfirmed',
+    run: onMrz((_c, _m, r) => ({ passed: r.accepted, value: r.reasons, raise: r.check_digits_valid })),
+  },
+  {
+    name: 'not_expired',
+    reason_code: 'document_expired',
+    run: onMrz((c, m) => ({
+      passed: m.expiry_date === null ? null : m.expiry_date >= today(c.now),
+      value: m.expiry_date,
+      expected: `>= ${today(c.now)}`,
+      raise: c.accepted,
+    })),
+  },
+  {
+    name: 'document_type_allowed',
+    reason_code: 'document_type_not_allowed',
+    run: onMrz((c, m) => {
+      const type = mrzDocumentType(m.document_type);
+      return {
+        passed: typeAllowed(type, c.template.allowed_document_types),
+        value: { mrz_code: m.document_type, type, declared: c.doc.doc_type },
+        expected: c.template.allowed_document_types,
+        raise: c.accepted,
+      };
+    }),
+  },
+  {
+    name: 'issuing_country_allowed',
+    reason_code: 'document_country_not_allowed',
+    run: onMrz((c, m) => {
+      const allowed = c.template.allowed_issuing_countries;
+      return {
+        passed: !allowed.length || allowed.includes(m.issuing_country),
+        value: m.issuing_country,
+        expected: allowed,
+        raise: c.accepted,
+      };
+    }),
+  },
+  {
+    name: 'name_matches_applicant',
+    reason_code: 'document_data_mismatch',
+    run: onMrz((c, m) => {
+      const name = subjectName(c.applicant);
+      const docName = mrzName(m);
+      const score = name && docName ? compare('Person', name, docName).score : null;
+      return {
+        passed: score === null ? null : score >= NAME_MATCH_THRESHOLD,
+        value: { document: docName, applicant: name ?? null, score, threshold: NAME_MATCH_THRESHOLD },
+      };
+    }),
+  },
+  {
+    name: 'dob_matches_applicant',
+    reason_code: 'document_data_mismatch',
+    run: onMrz((c, m) => ({
+      passed: !c.applicant.dob || !m.birth_date ? null : c.applicant.dob === m.birth_date,
+      value: { document: m.birth_date, applicant: c.applicant.dob ?? null },
+    })),
+  },
+  {
+    name: 'image_quality',
+    reason_code: 'document_quality_low',
+    run: ({ reading }) => (reading ? { passed: reading.quality.ok, value: reading.quality } : null),
+  },
+  {
+    name: 'face_present',
+    reason_code: 'document_no_face',
+    run: ({ doc, reading }) => ({
+      passed: doc.face_count > 0,
+      value: doc.face_count,
+      raise: !!reading || !doc.error,
+    }),
+  },
+];
+
+/** The document check over the flow's read identity document: every sub-check of DOCUMENT_SUB_CHECKS recorded with
+ * its value, the reason codes of the failures raised. */
 export function documentCheck(
   inputs: IdentityInputs,
   applicant: ApplicantData,
@@ -128,123 +236,22 @@ export function documentCheck(
 ): CheckOutcome {
   const started = performance.now();
   const doc = inputs.document;
-  const signals = new Set<string>();
-  const subs: SubCheck[] = [];
-  const sub = (s: SubCheck, raise: boolean) => {
-    subs.push(s);
-    if (s.passed === false && s.reason_code && raise) signals.add(s.reason_code);
-  };
   if (!doc) {
     return outcome(['document_unreadable'], [], undefined, started, 'no read identity document');
   }
-  const r = doc.reading;
-  const m = r?.mrz ?? null;
-  sub(
-    {
-      name: 'mrz_found',
-      passed: !!m,
-      value: m?.format ?? null,
-      reason_code: 'document_unreadable',
-      ...(doc.error || r?.error ? { error: doc.error ?? r?.error } : {}),
-    } as SubCheck,
-    true,
-  );
-  const accepted = !!(m && r?.accepted);
-  if (m && r) {
-    sub(
-      {
-        name: 'check_digits_valid',
-        passed: r.check_digits_valid,
-        value: r.check_digits_valid,
-        reason_code: 'document_check_digits_invalid',
-      },
-      true,
-    );
-    sub(
-      {
-        name: 'reading_accepted',
-        passed: r.accepted,
-        value: r.reasons,
-        reason_code: 'document_reading_unconfirmed',
-      },
-      r.check_digits_valid,
-    );
-    sub(
-      {
-        name: 'not_expired',
-        passed: m.expiry_date === null ? null : m.expiry_date >= today(now),
-        value: m.expiry_date,
-        expected: `>= ${today(now)}`,
-        reason_code: 'document_expired',
-      },
-      accepted,
-    );
-    const type = mrzDocumentType(m.document_type);
-    sub(
-      {
-        name: 'document_type_allowed',
-        passed: typeAllowed(type, template.allowed_document_types),
-        value: { mrz_code: m.document_type, type, declared: doc.doc_type },
-        expected: template.allowed_document_types,
-        reason_code: 'document_type_not_allowed',
-      },
-      accepted,
-    );
-    sub(
-      {
-        name: 'issuing_country_allowed',
-        passed:
-          !template.allowed_issuing_countries.length ||
-          template.allowed_issuing_countries.includes(m.issuing_country),
-        value: m.issuing_country,
-        expected: template.allowed_issuing_countries,
-        reason_code: 'document_country_not_allowed',
-      },
-      accepted,
-    );
-    const name = subjectName(applicant);
-    const docName = mrzName(m);
-    const score = name && docName ? compare('Person', name, docName).score : null;
-    sub(
-      {
-        name: 'name_matches_applicant',
-        passed: score === null ? null : score >= NAME_MATCH_THRESHOLD,
-        value: { document: docName, applicant: name ?? null, score, threshold: NAME_MATCH_THRESHOLD },
-        reason_code: 'document_data_mismatch',
-      },
-      true,
-    );
-    sub(
-      {
-        name: 'dob_matches_applicant',
-        passed: !applicant.dob || !m.birth_date ? null : applicant.dob === m.birth_date,
-        value: { document: m.birth_date, applicant: applicant.dob ?? null },
-        reason_code: 'document_data_mismatch',
-      },
-      true,
-    );
-  }
-  if (r) {
-    sub(
-      {
-        name: 'image_quality',
-        passed: r.quality.ok,
-        value: r.quality,
-        reason_code: 'document_quality_low',
-      },
-      true,
-    );
-  }
-  sub(
-    {
-      name: 'face_present',
-      passed: doc.face_count > 0,
-      value: doc.face_count,
-      reason_code: 'document_no_face',
-    },
-    !!r || !doc.error,
-  );
-  return outcome([...signals], subs, doc, started, null);
+  const reading = doc.reading;
+  const mrz = reading?.mrz ?? null;
+  const accepted = !!(mrz && reading?.accepted);
+  const { subs, signals } = runSubChecks(DOCUMENT_SUB_CHECKS, {
+    doc,
+    reading,
+    mrz,
+    accepted,
+    applicant,
+    template,
+    now,
+  });
+  return outcome(signals, subs, doc, started, null);
 }
 
 function outcome(

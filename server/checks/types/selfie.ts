@@ -1,7 +1,8 @@
 import { faceSimilarity } from '../../../identity/face/index.js';
-import type { IdentityInputs } from '../../identity/identity-inputs.js';
+import type { IdentityInputs, ReadUpload } from '../../identity/identity-inputs.js';
 import type { CheckOutcome, CheckTypeDef } from '../check-type.js';
-import { inputsMissing, type SubCheck } from './document.js';
+import { runSubChecks, type SubCheckDef, type SubCheckResult } from '../sub-checks.js';
+import { inputsMissing } from './document.js';
 
 export interface SelfiePolicy {
   /** similarity (0..1, identity/face faceSimilarity) at or above which the selfie and the portrait match */
@@ -60,72 +61,107 @@ function portraitEmbedding(inputs: IdentityInputs): number[] | undefined {
   return doc.embeddings[best];
 }
 
+/** What the selfie check's sub-checks look at. */
+export interface SelfieContext {
+  inputs: IdentityInputs;
+  consent: boolean;
+  policy: SelfiePolicy;
+  selfie: ReadUpload | undefined;
+}
+
+/** A sub-check that needs consent and a read selfie (skipped otherwise). */
+const onSelfie =
+  (run: (c: SelfieContext, selfie: ReadUpload) => SubCheckResult) =>
+  (c: SelfieContext): SubCheckResult | null =>
+    c.consent && c.selfie ? run(c, c.selfie) : null;
+
+/** The selfie's face embedding when it has exactly one face. */
+const selfieFace = (s: ReadUpload) => (s.face_count === 1 ? s.embeddings[0] : undefined);
+
 /**
- * The selfie check: exactly one face on the selfie (several → selfie_multiple_faces), that face against the
- * document portrait (score and threshold from the policy; below → selfie_face_mismatch), and the advisory liveness
- * score (below liveness_review_threshold → selfie_liveness_low: review only). Without consent.biometric nothing is
- * compared (biometric_consent_missing → review).
+ * The selfie check's sub-checks, in the order they are recorded: consent (without it nothing is compared:
+ * biometric_consent_missing → review); exactly one face on the selfie (several → selfie_multiple_faces); the
+ * document's portrait; that face against the portrait (score and threshold from the policy; below →
+ * selfie_face_mismatch); the advisory liveness score (below liveness_review_threshold → selfie_liveness_low:
+ * review only).
  */
+export const SELFIE_SUB_CHECKS: SubCheckDef<SelfieContext>[] = [
+  {
+    name: 'biometric_consent',
+    reason_code: 'biometric_consent_missing',
+    run: ({ consent }) => ({ passed: consent, value: consent }),
+  },
+  {
+    name: 'one_face',
+    reason_code: 'selfie_no_face',
+    run: ({ consent, selfie }) => {
+      if (!consent) return null;
+      if (!selfie) return { passed: false, value: null };
+      return {
+        passed: selfie.face_count === 1,
+        value: selfie.face_count,
+        expected: 1,
+        reason_code: selfie.face_count === 0 ? 'selfie_no_face' : 'selfie_multiple_faces',
+      };
+    },
+  },
+  {
+    name: 'document_portrait',
+    reason_code: 'selfie_no_document_face',
+    run: onSelfie(({ inputs }) => ({
+      passed: !!portraitEmbedding(inputs),
+      value: inputs.document?.face_count ?? 0,
+    })),
+  },
+  {
+    name: 'face_match',
+    reason_code: 'selfie_face_mismatch',
+    run: onSelfie(({ inputs, policy }, selfie) => {
+      const portrait = portraitEmbedding(inputs);
+      const face = selfieFace(selfie);
+      const score = portrait && face ? round(faceSimilarity(face, portrait)) : null;
+      return {
+        passed: score === null ? null : score >= policy.face_match_threshold,
+        value: score,
+        expected: `>= ${policy.face_match_threshold}`,
+      };
+    }),
+  },
+  {
+    name: 'liveness_advisory',
+    reason_code: 'selfie_liveness_low',
+    run: onSelfie(({ policy }, selfie) => {
+      const liveness = selfie.face_count === 1 ? (selfie.faces[0]?.liveness ?? null) : null;
+      return {
+        passed: liveness === null ? null : liveness >= policy.liveness_review_threshold,
+        value: liveness === null ? null : round(liveness),
+        expected: `>= ${policy.liveness_review_threshold}`,
+      };
+    }),
+  },
+];
+
+/** The selfie check: every sub-check of SELFIE_SUB_CHECKS recorded with its value, the reason codes of the
+ * failures raised. */
 export function selfieCheck(
   inputs: IdentityInputs,
   biometricConsent: boolean,
   policy: SelfiePolicy,
 ): CheckOutcome {
   const started = performance.now();
-  const signals = new Set<string>();
-  const subs: SubCheck[] = [];
-  const sub = (s: SubCheck) => {
-    subs.push(s);
-    if (s.passed === false && s.reason_code) signals.add(s.reason_code);
-  };
   const selfie = inputs.selfie;
-  sub({
-    name: 'biometric_consent',
-    passed: biometricConsent,
-    value: biometricConsent,
-    reason_code: 'biometric_consent_missing',
+  const { subs, signals } = runSubChecks(SELFIE_SUB_CHECKS, {
+    inputs,
+    consent: biometricConsent,
+    policy,
+    selfie,
   });
-  if (biometricConsent && selfie) {
-    sub({
-      name: 'one_face',
-      passed: selfie.face_count === 1,
-      value: selfie.face_count,
-      expected: 1,
-      reason_code: selfie.face_count === 0 ? 'selfie_no_face' : 'selfie_multiple_faces',
-    });
-    const portrait = portraitEmbedding(inputs);
-    const face = selfie.face_count === 1 ? selfie.embeddings[0] : undefined;
-    sub({
-      name: 'document_portrait',
-      passed: !!portrait,
-      value: inputs.document?.face_count ?? 0,
-      reason_code: 'selfie_no_document_face',
-    });
-    const score = portrait && face ? round(faceSimilarity(face, portrait)) : null;
-    sub({
-      name: 'face_match',
-      passed: score === null ? null : score >= policy.face_match_threshold,
-      value: score,
-      expected: `>= ${policy.face_match_threshold}`,
-      reason_code: 'selfie_face_mismatch',
-    });
-    const liveness = selfie.face_count === 1 ? (selfie.faces[0]?.liveness ?? null) : null;
-    sub({
-      name: 'liveness_advisory',
-      passed: liveness === null ? null : liveness >= policy.liveness_review_threshold,
-      value: liveness === null ? null : round(liveness),
-      expected: `>= ${policy.liveness_review_threshold}`,
-      reason_code: 'selfie_liveness_low',
-    });
-  } else if (biometricConsent) {
-    sub({ name: 'one_face', passed: false, value: null, reason_code: 'selfie_no_face' });
-  }
   const match = subs.find((s) => s.name === 'face_match');
   return {
     check_type: 'selfie',
     status: 'completed',
-    result: signals.size ? 'hit' : 'clear',
-    signals: [...signals],
+    result: signals.length ? 'hit' : 'clear',
+    signals,
     latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
     dataset_versions: [],
     datasets: [],

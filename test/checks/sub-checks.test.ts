@@ -1,0 +1,166 @@
+// The document and selfie checks' sub-checks as tables: each row run alone on a context that passes it and on one
+// that fails it, and the runner's rules (a null result is not recorded, `raise: false` records without raising).
+import { describe, expect, it } from 'vitest';
+import { SPECIMEN_TD3 } from '../../bench/mrz-specimens.js';
+import type { DocumentReading, MrzFields } from '../../identity/document/index.js';
+import { runSubChecks, type SubCheckDef } from '../../server/checks/sub-checks.js';
+import { DOCUMENT_SUB_CHECKS, type DocumentContext } from '../../server/checks/types/document.js';
+import { SELFIE_SUB_CHECKS, type SelfieContext } from '../../server/checks/types/selfie.js';
+import type { ReadUpload } from '../../server/identity/identity-inputs.js';
+
+const mrz: MrzFields = { ...SPECIMEN_TD3, expiry_date: '2030-04-15', optional_data: null };
+const quality = { width: 1300, height: 900, blur: 2000, glare: 0, ok: true, reasons: [] };
+const reading = {
+  mrz,
+  check_digits_valid: true,
+  accepted: true,
+  reasons: [],
+  quality,
+  lines: [],
+  corrected_lines: [],
+  agreeing_readings: 2,
+  rotation: 0,
+  took_ms: 1,
+} as DocumentReading;
+const face = { box: { x: 0, y: 0, width: 100, height: 120 }, score: 0.99, liveness: 0.8 };
+const upload = (over: Partial<ReadUpload> = {}): ReadUpload => ({
+  document_id: 'd1',
+  doc_type: 'passport',
+  side: 'single',
+  reading,
+  faces: [face],
+  face_count: 1,
+  image_width: 1300,
+  image_height: 900,
+  error: null,
+  embeddings: [[0.1, 0.2, 0.3]],
+  ...over,
+});
+
+const doc = (over: Partial<DocumentContext> = {}): DocumentContext => ({
+  doc: upload(),
+  reading,
+  mrz,
+  accepted: true,
+  applicant: { legal_name_first: 'Anna Maria', legal_name_last: 'Eriksson', dob: '1974-08-12' },
+  template: { allowed_document_types: [], allowed_issuing_countries: [] },
+  now: new Date('2026-01-01T00:00:00Z'),
+  ...over,
+});
+
+function row<C>(table: SubCheckDef<C>[], name: string): SubCheckDef<C> {
+  const r = table.find((d) => d.name === name);
+  if (!r) throw new Error(`no sub-check ${name}`);
+  return r;
+}
+
+describe('document sub-checks', () => {
+  it('are recorded in their order', () => {
+    expect(DOCUMENT_SUB_CHECKS.map((d) => d.name)).toEqual([
+      'mrz_found',
+      'check_digits_valid',
+      'reading_accepted',
+      'not_expired',
+      'document_type_allowed',
+      'issuing_country_allowed',
+      'name_matches_applicant',
+      'dob_matches_applicant',
+      'image_quality',
+      'face_present',
+    ]);
+  });
+
+  const expired = { ...mrz, expiry_date: '2020-01-01' };
+  const unaccepted = { ...reading, accepted: false, reasons: ['readings_disagree'] };
+  it.each([
+    ['mrz_found', doc(), doc({ mrz: null }), true],
+    ['check_digits_valid', doc(), doc({ reading: { ...reading, check_digits_valid: false } }), true],
+    ['reading_accepted', doc(), doc({ reading: unaccepted, accepted: false }), true],
+    ['not_expired', doc(), doc({ mrz: expired }), true],
+    ['not_expired', doc(), doc({ mrz: expired, accepted: false }), false],
+    ['document_type_allowed', doc(), doc({ mrz: { ...mrz, document_type: 'V' } }), true],
+    [
+      'issuing_country_allowed',
+      doc(),
+      doc({ template: { allowed_document_types: [], allowed_issuing_countries: ['DEU'] } }),
+      true,
+    ],
+    [
+      'name_matches_applicant',
+      doc(),
+      doc({ applicant: { legal_name_first: 'John', legal_name_last: 'Smith' } }),
+      true,
+    ],
+    [
+      'dob_matches_applicant',
+      doc(),
+      doc({ applicant: { legal_name_last: 'Eriksson', dob: '1970-01-01' } }),
+      true,
+    ],
+    ['image_quality', doc(), doc({ reading: { ...reading, quality: { ...quality, ok: false } } }), true],
+    ['face_present', doc(), doc({ doc: upload({ face_count: 0, faces: [] }) }), true],
+  ] as const)('%s passes, then fails (raises: %s)', (name, good, bad, raises) => {
+    const def = row(DOCUMENT_SUB_CHECKS, name);
+    expect(runSubChecks([def], good)).toMatchObject({ signals: [], subs: [{ name, passed: true }] });
+    const failed = runSubChecks([def], bad);
+    expect(failed.subs).toMatchObject([{ name, passed: false, reason_code: def.reason_code }]);
+    expect(failed.signals).toEqual(raises ? [def.reason_code] : []);
+  });
+
+  it('the MRZ sub-checks are not recorded without an MRZ; an undecodable file names its error', () => {
+    const none = runSubChecks(
+      DOCUMENT_SUB_CHECKS,
+      doc({ mrz: null, reading: null, doc: upload({ error: 'x' }) }),
+    );
+    expect(none.subs.map((s) => s.name)).toEqual(['mrz_found', 'face_present']);
+    expect(none.subs[0]).toMatchObject({ error: 'x' });
+    expect(none.signals).toEqual(['document_unreadable']);
+  });
+});
+
+const selfie = (over: Partial<SelfieContext> = {}): SelfieContext => ({
+  inputs: { document: upload(), selfie: upload({ doc_type: 'selfie' }), documents: [upload()] },
+  consent: true,
+  policy: { face_match_threshold: 0.44, liveness_review_threshold: 0.4 },
+  selfie: upload({ doc_type: 'selfie' }),
+  ...over,
+});
+
+describe('selfie sub-checks', () => {
+  const two = upload({ doc_type: 'selfie', face_count: 2, faces: [face, face], embeddings: [[0], [1]] });
+  const other = upload({ doc_type: 'selfie', embeddings: [[0.9, 0.9, 0.9]] });
+  it.each([
+    ['biometric_consent', selfie(), selfie({ consent: false }), 'biometric_consent_missing'],
+    ['one_face', selfie(), selfie({ selfie: upload({ face_count: 0, faces: [] }) }), 'selfie_no_face'],
+    ['one_face', selfie(), selfie({ selfie: two }), 'selfie_multiple_faces'],
+    ['one_face', selfie(), selfie({ selfie: undefined }), 'selfie_no_face'],
+    [
+      'document_portrait',
+      selfie(),
+      selfie({
+        inputs: { document: upload({ faces: [], face_count: 0 }), selfie: undefined, documents: [] },
+      }),
+      'selfie_no_document_face',
+    ],
+    ['face_match', selfie(), selfie({ selfie: other }), 'selfie_face_mismatch'],
+    [
+      'liveness_advisory',
+      selfie(),
+      selfie({ selfie: upload({ faces: [{ ...face, liveness: 0.1 }] }) }),
+      'selfie_liveness_low',
+    ],
+  ] as const)('%s passes, then fails with %s', (name, good, bad, code) => {
+    const def = row(SELFIE_SUB_CHECKS, name);
+    expect(runSubChecks([def], good)).toMatchObject({ signals: [], subs: [{ name, passed: true }] });
+    expect(runSubChecks([def], bad)).toMatchObject({
+      signals: [code],
+      subs: [{ name, passed: false, reason_code: code }],
+    });
+  });
+
+  it('without consent nothing but the consent is recorded', () => {
+    expect(runSubChecks(SELFIE_SUB_CHECKS, selfie({ consent: false })).subs.map((s) => s.name)).toEqual([
+      'biometric_consent',
+    ]);
+  });
+});
