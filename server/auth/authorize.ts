@@ -1,6 +1,12 @@
 import { requiredRole, roleAllows } from '../../schemas/operation-roles.js';
 import { ApiError } from '../errors.js';
-import type { AuthMode, OperatorRole, Principal, TenantPrincipal } from './principal.js';
+import {
+  type AuthMode,
+  type OperatorRole,
+  type Principal,
+  TENANT_MODES,
+  type TenantPrincipal,
+} from './principal.js';
 
 /**
  * Every role rule of the service, in one place.
@@ -92,4 +98,10 @@ export function asTenantPrincipal(p: Principal): TenantPrincipal {
     };
   }
   throw new ApiError('unauthorized');
+}
+
+/** The tenant a route of this auth mode acts for (an operator session presented as the tenant's secret key), or
+ * undefined for routes that act for no tenant. */
+export function tenantFor(mode: AuthMode, principal: Principal): TenantPrincipal | undefined {
+  return (TENANT_MODES as readonly AuthMode[]).includes(mode) ? asTenantPrincipal(principal) : undefined;
 }

@@ -3,6 +3,10 @@
  * session); session (an operator session cookie only). */
 export type AuthMode = 'none' | 'admin' | 'secret' | 'bearer' | 'tenant' | 'session';
 
+/** The auth modes whose routes act for a tenant: their handlers get `ctx.tenant` (see tenantFor in authorize.ts). */
+export const TENANT_MODES = ['secret', 'bearer', 'tenant', 'session'] as const satisfies readonly AuthMode[];
+export type TenantMode = (typeof TENANT_MODES)[number];
+
 export interface TenantPrincipal {
   kind: 'secret' | 'publishable';
   tenant_id: string;

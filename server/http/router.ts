@@ -1,5 +1,5 @@
 import { type Static, type TSchema, type TUnknown, Type } from '@sinclair/typebox';
-import type { AuthMode, Principal, TenantPrincipal } from '../auth/principal.js';
+import type { AuthMode, Principal, TenantMode, TenantPrincipal } from '../auth/principal.js';
 import type { Logger } from '../log.js';
 import type { Reply, RequestInfo } from './request.js';
 import { compileValidator, type Validator } from './validation.js';
@@ -10,9 +10,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The tenant a route acts for: every 'secret' and 'tenant' route has one (an operator session is seen as the
  * tenant's secret key, see asTenantPrincipal in server/auth/authorize.ts); other routes have none. */
-export type TenantOf<A extends AuthMode> = A extends 'secret' | 'bearer' | 'tenant' | 'session'
-  ? TenantPrincipal
-  : undefined;
+export type TenantOf<A extends AuthMode> = A extends TenantMode ? TenantPrincipal : undefined;
 
 export interface Ctx<B = unknown, Q = unknown, P = unknown, A extends AuthMode = AuthMode> {
   req: RequestInfo;

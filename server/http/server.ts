@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { asTenantPrincipal } from '../auth/authorize.js';
-import type { AuthMode, Principal } from '../auth/principal.js';
+import { tenantFor } from '../auth/authorize.js';
+import type { AuthMode, Principal, TenantPrincipal } from '../auth/principal.js';
 import { ApiError, type Dependency } from '../errors.js';
 import { type Logger, withRequestId } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { corsHeaders, corsRoute, preflightHeaders } from './cors.js';
 import { errorReply } from './error-reply.js';
-import type { BodyReader, Exchange } from './exchange.js';
+import { type BodyReader, bodyTooLarge, type Exchange } from './exchange.js';
 import type { AuditedCall, Reply, RequestInfo } from './request.js';
 import type { CompiledRoute, Router } from './router.js';
 import { decodeBody, parseJson, parseQuery } from './validation.js';
@@ -33,7 +33,6 @@ export interface HttpDeps {
 
 const CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-const TENANT_ROUTES = new Set<AuthMode>(['secret', 'bearer', 'tenant', 'session']);
 const REQUEST_ID_RE = /^[\w.:@/+=-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** Bodies up to this size are read while the request is authenticated; larger ones only after. */
@@ -91,188 +90,270 @@ export function answerHeaders(
   out.push(...Object.entries(all));
 }
 
+/**
+ * One request on its way through the edge: what the steps have learnt so far. The steps run in this order, each
+ * a function below (hono's compose, written out):
+ *   preflight → route → body limits → authenticate → authorise → guard → parse and validate → handler → audit
+ * Any step may throw; the error is answered once, by errorReply (server/http/error-reply.ts).
+ */
+interface InProgress {
+  ex: Exchange;
+  info: RequestInfo;
+  rawQuery: string;
+  started: bigint;
+  /** the route template for metrics and the access log ('unmatched', 'OPTIONS' before a route is found) */
+  routeLabel: string;
+  route?: CompiledRoute;
+  params: Record<string, string>;
+  body?: BodyReader;
+  /** the body is small enough to be read before authentication */
+  eager: boolean;
+  principal?: Principal;
+  tenant?: TenantPrincipal;
+  /** the CORS route the answer is for, if any */
+  cors?: CompiledRoute;
+  /** headers for any answer, errors included, set by handlers and guards through ctx.setHeader */
+  extraHeaders?: Record<string, string>;
+  parsed?: unknown;
+  query: Record<string, unknown>;
+  aborted: boolean;
+  done: boolean;
+}
+
+/** preflight: OPTIONS without a CORS request → 204 with Allow; a CORS preflight → 204 for the routes publishable keys
+ * may call, from an origin some active tenant allows; never `*`. */
+function preflight(rq: InProgress, deps: HttpDeps): Reply | Promise<Reply> {
+  const { path, headers } = rq.info;
+  rq.routeLabel = 'OPTIONS';
+  const found = CORS_METHODS.flatMap((mm) => {
+    const r = deps.router.match(mm, path);
+    return r.kind === 'found' ? [r.route] : [];
+  });
+  if (!found.length) throw new ApiError('not_found', { message: `No route for ${path}` });
+  const origin = headers.origin;
+  const requested = headers['access-control-request-method']?.toUpperCase();
+  if (!origin || !requested) {
+    return { status: 204, headers: { allow: [...found.map((r) => r.spec.method), 'OPTIONS'].join(', ') } };
+  }
+  const corsMethods: string[] = found.filter(corsRoute).map((r) => r.spec.method);
+  if (!corsMethods.includes(requested)) {
+    throw new ApiError('forbidden', {
+      message: 'Cross-origin calls are allowed only on endpoints for publishable keys',
+      headers: { vary: 'Origin' },
+    });
+  }
+  return (deps.knownOrigin ?? (async () => false))(origin).then((known) => {
+    if (!known) throw new ApiError('origin_not_allowed', { headers: { vary: 'Origin' } });
+    return { status: 204, headers: preflightHeaders(origin, corsMethods) };
+  });
+}
+
+/** route: the route for the method and path (HEAD is answered by the GET route, RFC 9110); 404 or 405 otherwise. */
+function findRoute(rq: InProgress, router: Router): CompiledRoute {
+  const { method, path } = rq.info;
+  const m = router.match(method === 'HEAD' ? 'GET' : method, path);
+  if (m.kind === 'not_found') throw new ApiError('not_found', { message: `No route for ${method} ${path}` });
+  if (m.kind === 'method_not_allowed') {
+    throw new ApiError('method_not_allowed', {
+      message: `${method} is not allowed on ${path}`,
+      details: { allowed: m.allowed },
+      headers: { allow: m.allowed.join(', ') },
+    });
+  }
+  rq.route = m.route;
+  rq.params = m.params;
+  rq.routeLabel = m.route.spec.path;
+  if (corsRoute(m.route)) rq.cors = m.route;
+  return m.route;
+}
+
+/** body limits: a declared length over the route's cap is a 413 at once; otherwise the body reader is attached now
+ * (uWS delivers body data only to a reader attached before the handler returns). A body larger than
+ * EAGER_BODY_BYTES (or of unknown length) stays paused until the request is authenticated, authorised and past its
+ * guard; a small one is read at once, so that an early refusal can keep the connection open. */
+function limitBody(rq: InProgress, route: CompiledRoute, maxBodyBytes: number): void {
+  const { method, headers } = rq.info;
+  if (!BODY_METHODS.has(method) || !route.spec.body) return;
+  const limit = route.spec.maxBodyBytes ?? maxBodyBytes;
+  const declared = Number(headers['content-length'] ?? '0');
+  if (declared > limit) throw bodyTooLarge(limit);
+  rq.eager = headers['content-length'] !== undefined && declared <= EAGER_BODY_BYTES;
+  rq.body = rq.ex.body(
+    limit,
+    () => rq.done || rq.aborted,
+    () => rq.aborted,
+    !rq.eager,
+  );
+}
+
+/** authenticate: the caller, by the route's auth mode (server/auth/authenticate.ts). A small body is read first. */
+async function authenticate(
+  rq: InProgress,
+  route: CompiledRoute,
+  deps: HttpDeps,
+): Promise<Buffer | undefined> {
+  const early = rq.eager ? await rq.body?.read() : undefined;
+  rq.principal = await deps.authenticate(route.spec.auth, rq.info);
+  return early;
+}
+
+/** authorise: the operator's role for the operation, and the tenant the route acts for (server/auth/authorize.ts). */
+function authorise(rq: InProgress, route: CompiledRoute, principal: Principal, deps: HttpDeps): void {
+  deps.authorize?.(route.spec, principal);
+  rq.tenant = tenantFor(route.spec.auth, principal);
+}
+
+/** parse and validate: content type, JSON, and the route's body, query and path schemas (server/http/validation.ts). */
+async function parseAndValidate(
+  rq: InProgress,
+  route: CompiledRoute,
+  early: Buffer | undefined,
+): Promise<void> {
+  const raw = early ?? (await rq.body?.read());
+  if (route.spec.body) {
+    const ctype = (rq.info.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (ctype !== 'application/json') {
+      throw new ApiError('unsupported_media_type', {
+        details: { content_type: rq.info.headers['content-type'] ?? null },
+      });
+    }
+    rq.parsed = parseJson(decodeBody(raw));
+    route.validateBody?.(rq.parsed);
+  }
+  rq.query = parseQuery(rq.rawQuery);
+  route.validateQuery(rq.query);
+  if (route.validateParams) route.validateParams(rq.params);
+}
+
+/** handler: the route's own code, with what the steps before it learnt. */
+function handle(
+  rq: InProgress,
+  route: CompiledRoute,
+  principal: Principal,
+  log: Logger,
+): Promise<Reply> | Reply {
+  const { request_id } = rq.info;
+  const tenant = rq.tenant;
+  let reqLog: Logger | undefined;
+  return route.spec.handler({
+    req: rq.info,
+    body: rq.parsed,
+    query: rq.query,
+    params: rq.params,
+    principal,
+    tenant,
+    // made on first use: most requests log nothing beyond the access line (a child logger is ~1 kB and a few µs)
+    get log() {
+      reqLog ??= log.child({ request_id, ...(tenant ? { tenant_id: tenant.tenant_id } : {}) });
+      return reqLog;
+    },
+    setHeader: (name, value) => setHeader(rq, name, value),
+  });
+}
+
+/** audit: the central row of a successful state-changing call whose handler wrote none (server/audit/audit.ts). */
+async function audit(
+  rq: InProgress,
+  route: CompiledRoute,
+  principal: Principal,
+  reply: Reply,
+  deps: HttpDeps,
+) {
+  const { method } = rq.info;
+  if (deps.audit && method !== 'GET' && method !== 'HEAD' && reply.status < 400 && !reply.audited) {
+    await deps.audit({ spec: route.spec, principal, req: rq.info, params: rq.params, reply });
+  }
+}
+
+function setHeader(rq: InProgress, name: string, value: string): void {
+  rq.extraHeaders ??= {};
+  rq.extraHeaders[name.toLowerCase()] = value;
+}
+
+/** The steps after the route and body limits, in order; they may wait (authentication, the guard, the body). */
+async function authenticatedSteps(rq: InProgress, route: CompiledRoute, deps: HttpDeps): Promise<Reply> {
+  const early = await authenticate(rq, route, deps);
+  const principal = rq.principal as Principal;
+  authorise(rq, route, principal, deps);
+  await route.spec.guard?.({
+    req: rq.info,
+    principal,
+    tenant: rq.tenant,
+    setHeader: (name, value) => setHeader(rq, name, value),
+  });
+  await parseAndValidate(rq, route, early);
+  const reply = await handle(rq, route, principal, deps.log);
+  await audit(rq, route, principal, reply, deps);
+  return reply;
+}
+
+/** The answer, once: metrics, the access log line, headers (request id, ctx.setHeader, CORS, the reply's own), and
+ * the transport's write. A body left unread closes the connection (it cannot be skipped on a kept-alive one). */
+function send(rq: InProgress, reply: Reply, deps: HttpDeps, inflight: InFlight): void {
+  if (rq.done) return;
+  rq.done = true;
+  inflight.leave();
+  const { method, request_id, headers } = rq.info;
+  const seconds = Number(process.hrtime.bigint() - rq.started) / 1e9;
+  deps.metrics.httpDuration.observe({ route: rq.routeLabel, method, status: String(reply.status) }, seconds);
+  const principal = rq.principal;
+  accessLog(deps.log, rq.routeLabel, () => ({
+    method,
+    route: rq.routeLabel,
+    status: reply.status,
+    duration_ms: Math.round(seconds * 1e6) / 1e3,
+    request_id,
+    ...(principal && 'tenant_id' in principal ? { tenant_id: principal.tenant_id } : {}),
+    ...(rq.aborted ? { aborted: true } : {}),
+  }));
+  if (rq.aborted) return;
+  const payload = Buffer.from(reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)));
+  const close = rq.body?.unread() ?? false;
+  if (!close) rq.body?.release();
+  const out: [string, string][] = [['x-request-id', request_id]];
+  answerHeaders(out, rq.extraHeaders, rq.cors ? corsHeaders(headers.origin, principal) : undefined, reply);
+  // HEAD: the GET's headers and length, no body
+  rq.ex.respond(reply.status, out, payload, method === 'HEAD', close);
+}
+
 /** The service's request handler, independent of the server that reads the requests. */
 export function createHttpHandler(deps: HttpDeps, inflight: InFlight): (ex: Exchange) => void {
-  const { router, log, metrics, maxBodyBytes } = deps;
-
   return (ex) => {
-    const started = process.hrtime.bigint();
     const { method, path, rawQuery, headers, ip } = ex;
     const given = headers['x-request-id'];
     const request_id = given && REQUEST_ID_RE.test(given) ? given : randomUUID();
-    const info: RequestInfo = { method, path, headers, ip, request_id };
-
-    let aborted = false;
-    let done = false;
+    const rq: InProgress = {
+      ex,
+      info: { method, path, headers, ip, request_id },
+      rawQuery,
+      started: process.hrtime.bigint(),
+      routeLabel: 'unmatched',
+      params: {},
+      eager: false,
+      query: {},
+      aborted: false,
+      done: false,
+    };
     ex.onAborted(() => {
-      aborted = true;
+      rq.aborted = true;
     });
     inflight.enter();
-
-    let routeLabel = 'unmatched';
-    let body: BodyReader | undefined;
-    let eager = false;
-    // headers for any answer (set by handlers through ctx.setHeader), the CORS route and the caller once known
-    let extraHeaders: Record<string, string> | undefined;
-    let cors: CompiledRoute | undefined;
-    let principal: Principal | undefined;
-    const send = (reply: Reply) => {
-      if (done) return;
-      done = true;
-      inflight.leave();
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      metrics.httpDuration.observe({ route: routeLabel, method, status: String(reply.status) }, seconds);
-      accessLog(log, routeLabel, () => ({
-        method,
-        route: routeLabel,
-        status: reply.status,
-        duration_ms: Math.round(seconds * 1e6) / 1e3,
-        request_id,
-        ...(principal && 'tenant_id' in principal ? { tenant_id: principal.tenant_id } : {}),
-        ...(aborted ? { aborted: true } : {}),
-      }));
-      if (aborted) return;
-      const payload = Buffer.from(reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)));
-      // a body we did not read (refused before reading it) cannot be skipped on a kept-alive connection: close it
-      const close = body?.unread() ?? false;
-      if (!close) body?.release();
-      const out: [string, string][] = [['x-request-id', request_id]];
-      answerHeaders(out, extraHeaders, cors ? corsHeaders(headers.origin, principal) : undefined, reply);
-      // HEAD: the GET's headers and length, no body
-      ex.respond(reply.status, out, payload, method === 'HEAD', close);
-    };
-    const fail = (err: unknown) => send(errorReply(err, log, info, deps.down));
-
-    if (!deps.accepting()) {
-      fail(new ApiError('shutting_down', { headers: { 'retry-after': '5', connection: 'close' } }));
-      return;
-    }
-
-    if (method === 'OPTIONS') {
-      routeLabel = 'OPTIONS';
-      const found = CORS_METHODS.flatMap((mm) => {
-        const r = router.match(mm, path);
-        return r.kind === 'found' ? [r.route] : [];
-      });
-      if (!found.length) {
-        fail(new ApiError('not_found', { message: `No route for ${path}` }));
+    const answer = (reply: Reply) => send(rq, reply, deps, inflight);
+    const fail = (err: unknown) => answer(errorReply(err, deps.log, rq.info, deps.down));
+    try {
+      if (!deps.accepting()) {
+        throw new ApiError('shutting_down', { headers: { 'retry-after': '5', connection: 'close' } });
+      }
+      if (method === 'OPTIONS') {
+        Promise.resolve(preflight(rq, deps)).then(answer, fail);
         return;
       }
-      const origin = headers.origin;
-      const requested = headers['access-control-request-method']?.toUpperCase();
-      if (!origin || !requested) {
-        const allow = [...found.map((r) => r.spec.method), 'OPTIONS'].join(', ');
-        send({ status: 204, headers: { allow } });
-        return;
-      }
-      // a CORS preflight: only publishable-key routes, only for origins some tenant allows, never `*`
-      const corsMethods: string[] = found.filter(corsRoute).map((r) => r.spec.method);
-      if (!corsMethods.includes(requested)) {
-        fail(
-          new ApiError('forbidden', {
-            message: 'Cross-origin calls are allowed only on endpoints for publishable keys',
-            headers: { vary: 'Origin' },
-          }),
-        );
-        return;
-      }
-      (deps.knownOrigin ?? (async () => false))(origin).then((known) => {
-        if (known) send({ status: 204, headers: preflightHeaders(origin, corsMethods) });
-        else fail(new ApiError('origin_not_allowed', { headers: { vary: 'Origin' } }));
-      }, fail);
-      return;
+      const route = findRoute(rq, deps.router);
+      limitBody(rq, route, deps.maxBodyBytes);
+      // jobs published while serving the request carry its id (their log lines too)
+      withRequestId(request_id, () => authenticatedSteps(rq, route, deps)).then(answer, fail);
+    } catch (err) {
+      fail(err);
     }
-
-    // HEAD is answered by the GET route (RFC 9110: a server that supports GET supports HEAD)
-    const m = router.match(method === 'HEAD' ? 'GET' : method, path);
-    if (m.kind === 'not_found') {
-      fail(new ApiError('not_found', { message: `No route for ${method} ${path}` }));
-      return;
-    }
-    if (m.kind === 'method_not_allowed') {
-      fail(
-        new ApiError('method_not_allowed', {
-          message: `${method} is not allowed on ${path}`,
-          details: { allowed: m.allowed },
-          headers: { allow: m.allowed.join(', ') },
-        }),
-      );
-      return;
-    }
-    const { route, params } = m;
-    routeLabel = route.spec.path;
-    if (corsRoute(route)) cors = route;
-
-    if (BODY_METHODS.has(method) && route.spec.body) {
-      const bodyLimit = route.spec.maxBodyBytes ?? maxBodyBytes;
-      const declared = Number(headers['content-length'] ?? '0');
-      if (declared > bodyLimit) {
-        fail(
-          new ApiError('payload_too_large', {
-            details: { max_bytes: bodyLimit },
-            headers: { connection: 'close' },
-          }),
-        );
-        return;
-      }
-      // attached now (uWS delivers body data only to a handler attached before returning); a body larger than
-      // EAGER_BODY_BYTES (or of unknown length) is paused and read only once the request is authenticated and
-      // authorised; a small one is read at once, so that an early refusal can keep the connection open
-      eager = headers['content-length'] !== undefined && declared <= EAGER_BODY_BYTES;
-      body = ex.body(
-        bodyLimit,
-        () => done || aborted,
-        () => aborted,
-        !eager,
-      );
-    }
-
-    // jobs published while serving the request carry its id (their log lines too)
-    withRequestId(request_id, async () => {
-      // a small body is read first (an early refusal then leaves the connection usable), a large one after auth
-      const early = eager ? await body?.read() : undefined;
-      principal = await deps.authenticate(route.spec.auth, info);
-      deps.authorize?.(route.spec, principal);
-      const tenant = TENANT_ROUTES.has(route.spec.auth) ? asTenantPrincipal(principal) : undefined;
-      const setHeader = (name: string, value: string) => {
-        extraHeaders ??= {};
-        extraHeaders[name.toLowerCase()] = value;
-      };
-      await route.spec.guard?.({ req: info, principal, tenant, setHeader });
-      const raw = early ?? (await body?.read());
-      let parsed: unknown;
-      if (route.spec.body) {
-        const ctype = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-        if (ctype !== 'application/json') {
-          throw new ApiError('unsupported_media_type', {
-            details: { content_type: headers['content-type'] ?? null },
-          });
-        }
-        parsed = parseJson(decodeBody(raw));
-        route.validateBody?.(parsed);
-      }
-      const query: Record<string, unknown> = parseQuery(rawQuery);
-      let reqLog: Logger | undefined;
-      route.validateQuery(query);
-      if (route.validateParams) route.validateParams(params);
-      const reply = await route.spec.handler({
-        req: info,
-        body: parsed,
-        query,
-        params,
-        principal,
-        tenant,
-        // made on first use: most requests log nothing beyond the access line (a child logger is ~1 kB and a few µs)
-        get log() {
-          reqLog ??= log.child({ request_id, ...(tenant ? { tenant_id: tenant.tenant_id } : {}) });
-          return reqLog;
-        },
-        setHeader,
-      });
-      if (deps.audit && method !== 'GET' && method !== 'HEAD' && reply.status < 400 && !reply.audited) {
-        await deps.audit({ spec: route.spec, principal, req: info, params, reply });
-      }
-      return reply;
-    }).then(send, fail);
   };
 }
