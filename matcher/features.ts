@@ -1,9 +1,11 @@
 // Non-name features and their combination with the name score. Shared by screen() and compare() so the
 // two always agree.
 import type { EntitySchema } from '../ingest/entity.js';
+import { nameSimilarity } from './alignment.js';
 import { alternativeReadings, type NameKind } from './normalize.js';
-import { nameSimilarity, type PreparedName, prepareName } from './score.js';
+import { type PreparedName, prepareName } from './prepared-name.js';
 import type { ScreenSubject, SubjectType } from './types.js';
+import { FEATURES, featureWeight } from './weights.js';
 
 export interface KindInfo {
   kind: NameKind;
@@ -47,29 +49,24 @@ export function typePenalty(type: SubjectType | undefined, schema: EntitySchema)
   switch (type) {
     case 'person':
       if (craft) return undefined;
-      return schema === 'Company' || schema === 'Organization' ? -0.1 : 0;
+      return schema === 'Company' || schema === 'Organization' ? OTHER_KIND : 0;
     case 'company':
     case 'organization':
-      if (craft) return -0.1;
-      return schema === 'Person' ? -0.1 : 0;
+      if (craft) return OTHER_KIND;
+      return schema === 'Person' ? OTHER_KIND : 0;
     case 'vessel':
       if (schema === 'Person' || schema === 'Aircraft') return undefined;
-      return schema === 'Vessel' ? 0 : -0.1;
+      return schema === 'Vessel' ? 0 : OTHER_KIND;
     case 'aircraft':
       if (schema === 'Person' || schema === 'Vessel') return undefined;
-      return schema === 'Aircraft' ? 0 : -0.1;
+      return schema === 'Aircraft' ? 0 : OTHER_KIND;
   }
   return 0;
 }
 
-export const DOB_EXACT = 0.04;
-export const DOB_YEAR = 0.02;
-export const DOB_NEAR = 0.01;
-export const DOB_MISMATCH = -0.2;
-export const DOB_PARTIAL_MISMATCH = -0.05;
-export const COUNTRY_MATCH = 0.03;
-export const COUNTRY_MISMATCH = -0.05;
-export const WEAK_ALIAS_DISCOUNT = -0.03;
+const DOB = FEATURES.dob;
+const OTHER_KIND = FEATURES.entity_type.otherKind;
+const WEAK_ALIAS = FEATURES.weak_alias.weak;
 
 /** Best agreement of the subject's date of birth with any of the entity's; undefined if either is unknown. */
 export function dobFeature(dob: string | undefined, dates: readonly string[]): number | undefined {
@@ -83,11 +80,11 @@ export function dobFeature(dob: string | undefined, dates: readonly string[]): n
     let v: number;
     if (ey === sy) {
       const common = Math.min(dob.length, d.length);
-      if (common <= 4) v = DOB_YEAR;
-      else if (dob.slice(0, common) === d.slice(0, common)) v = common >= 10 ? DOB_EXACT : DOB_YEAR;
-      else v = DOB_PARTIAL_MISMATCH;
-    } else if (Math.abs(ey - sy) === 1) v = DOB_NEAR;
-    else v = DOB_MISMATCH;
+      if (common <= 4) v = DOB.year;
+      else if (dob.slice(0, common) === d.slice(0, common)) v = common >= 10 ? DOB.exact : DOB.year;
+      else v = DOB.partialMismatch;
+    } else if (Math.abs(ey - sy) === 1) v = DOB.near;
+    else v = DOB.mismatch;
     if (v > best) best = v;
   }
   return best === Number.NEGATIVE_INFINITY ? undefined : best;
@@ -98,8 +95,8 @@ export function countryFeature(
   entityCountries: readonly string[],
 ): number | undefined {
   if (subjectCountries.length === 0 || entityCountries.length === 0) return undefined;
-  for (const c of subjectCountries) if (entityCountries.includes(c)) return COUNTRY_MATCH;
-  return COUNTRY_MISMATCH;
+  for (const c of subjectCountries) if (entityCountries.includes(c)) return FEATURES.nationality.match;
+  return FEATURES.nationality.mismatch;
 }
 
 export function normIdentifier(v: string): string {
@@ -142,12 +139,12 @@ export function combine(
   parts: { dob?: number; country?: number; identifier?: boolean; type?: number; weak?: boolean },
   weights: Record<string, number>,
 ): Combined {
-  const w = (k: string): number => weights[k] ?? 1;
+  const w = (k: string): number => featureWeight(weights, k);
   const features: Record<string, number> = { name: round(name) };
   let score = name * w('name');
   if (parts.weak) {
-    score += WEAK_ALIAS_DISCOUNT * w('weak_alias');
-    features['weak_alias'] = WEAK_ALIAS_DISCOUNT;
+    score += WEAK_ALIAS * w('weak_alias');
+    features['weak_alias'] = WEAK_ALIAS;
   }
   if (parts.dob !== undefined) {
     score += parts.dob * w('dob');
@@ -163,7 +160,7 @@ export function combine(
   }
   if (parts.identifier) {
     // an exact identifier is near-conclusive: lift to ≥0.95 whatever the name says
-    const target = 0.95 + 0.05 * name;
+    const target = FEATURES.identifier.floor + FEATURES.identifier.perName * name;
     if (target > score) score += (target - score) * Math.min(1, w('identifier'));
     features['identifier'] = 1;
   }

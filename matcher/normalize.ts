@@ -25,7 +25,7 @@ export interface NormalizedName {
   abjad: boolean;
   /** the Han, Hangul and kana characters of the name as written (empty if none): in these scripts one character
    * is one syllable, so two names in the same script are also compared character by character; none of them tells
-   * l from r, so a name with any of them compares l and r at half an edit (score.ts) */
+   * l from r, so a name with any of them compares l and r at half an edit (edit-distance.ts) */
   cjk?: string;
 }
 

@@ -1,18 +1,16 @@
 // Screening against a shared index: key lookup (open addressing over typed arrays) → IDF-weighted candidate
 // accumulation with a bounded postings budget → name scoring of the best few → features and policy.
 import { AML_DATASETS, type AmlDataset, ENTITY_SCHEMAS, type EntitySchema } from '../ingest/entity.js';
+import { nameSimilarity } from './alignment.js';
 import {
-  COUNTRY_MATCH,
   combine,
   countryFeature,
-  DOB_EXACT,
   dobFeature,
   type KindInfo,
   subjectCountries,
   subjectIdentifiers,
   subjectKind,
   typePenalty,
-  WEAK_ALIAS_DISCOUNT,
 } from './features.js';
 import type { EntityMeta } from './index-build.js';
 import { fnv1a, KEY_IDENT, KEY_SKEL, KEY_TOKEN, keyWeight, nameKeys } from './keys.js';
@@ -26,18 +24,12 @@ import {
   NAME_KINDS,
   packNameInfo,
 } from './layout.js';
+import { cheapBound, exactBound } from './name-bound.js';
 import { alternativeReadings, type NormalizedName, normalizeName } from './normalize.js';
 import { effectiveThreshold } from './policy.js';
-import {
-  cheapBound,
-  exactBound,
-  nameSimilarity,
-  type PreparedName,
-  prepareNormalized,
-  retainedCopy,
-  tokenWeight,
-} from './score.js';
+import { type PreparedName, prepareNormalized, retainedCopy, tokenWeight } from './prepared-name.js';
 import type { IndexData, Match, ScreenOptions, ScreenResult, ScreenSubject } from './types.js';
+import { FEATURES, featureWeight, maxFeatureBonus } from './weights.js';
 
 export interface Screener {
   readonly version: string;
@@ -276,7 +268,10 @@ interface NameTerms {
 
 function nameTerms(options: ScreenOptions): NameTerms {
   const weights = options.policy.feature_weights;
-  return { wName: weights['name'] ?? 1, weakPenalty: -WEAK_ALIAS_DISCOUNT * (weights['weak_alias'] ?? 1) };
+  return {
+    wName: featureWeight(weights, 'name'),
+    weakPenalty: -FEATURES.weak_alias.weak * featureWeight(weights, 'weak_alias'),
+  };
 }
 
 /** The term a name with `nameScore` adds to its entity's score. */
@@ -304,10 +299,7 @@ function belowFloor(options: ScreenOptions, minThreshold: number): (term: number
 /** The name weight and the largest bonus the features give (belowFloor's terms). */
 function floorTerms(options: ScreenOptions): { wName: number; maxBonus: number } {
   const weights = options.policy.feature_weights;
-  return {
-    wName: weights['name'] ?? 1,
-    maxBonus: DOB_EXACT * (weights['dob'] ?? 1) + COUNTRY_MATCH * (weights['nationality'] ?? 1),
-  };
+  return { wName: featureWeight(weights, 'name'), maxBonus: maxFeatureBonus(weights) };
 }
 
 /** About the name score belowFloor starts to let through (from where a bound is worth tightening: any value would

@@ -65,7 +65,7 @@ for (const n of putin) {
 }
 console.log(`putin ${ph}/${putin.length}`);
 if (process.argv.includes('--grid')) {
-  const { SCORE_PARAMS } = await import('../../matcher/score.js');
+  const { SCORE_PARAMS } = await import('../../matcher/weights.js');
   const res: string[] = [];
   for (const curve of [1, 1.3]) {
     for (const minTokenSim of [0.55, 0.6, 0.67]) {

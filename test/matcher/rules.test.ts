@@ -1,6 +1,8 @@
 // One test per phase-2 normalisation / scoring rule (see docs/matching.md).
 import { describe, expect, it } from 'vitest';
+import { collapseAcronym, formsConflict } from '../../matcher/alignment.js';
 import { compare } from '../../matcher/compare.js';
+import { editRatio, letterBound, osaDistance } from '../../matcher/edit-distance.js';
 import { buildIndex, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
 import { nameKeys, slipKey } from '../../matcher/keys.js';
 import {
@@ -13,15 +15,8 @@ import {
   skeleton,
   wawAsVowel,
 } from '../../matcher/normalize.js';
-import {
-  collapseAcronym,
-  editRatio,
-  formsConflict,
-  letterBound,
-  osaDistance,
-  prepareName,
-  typingSlip,
-} from '../../matcher/score.js';
+import { prepareName } from '../../matcher/prepared-name.js';
+import { typingSlip } from '../../matcher/token-similarity.js';
 import { personEntity } from '../helpers/entities.js';
 
 const person = (a: string, b: string): number => compare('Person', a, b).score;

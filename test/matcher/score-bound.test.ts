@@ -3,15 +3,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseCsvText } from '../../ingest/csv.js';
+import { nameSimilarity } from '../../matcher/alignment.js';
+import { nameSimilarityBound } from '../../matcher/name-bound.js';
 import type { NameKind } from '../../matcher/normalize.js';
-import {
-  nameSimilarity,
-  nameSimilarityBound,
-  type PreparedName,
-  prepareName,
-  retainedCopy,
-  SCORE_PARAMS,
-} from '../../matcher/score.js';
+import { type PreparedName, prepareName, retainedCopy } from '../../matcher/prepared-name.js';
+import { SCORE_PARAMS } from '../../matcher/weights.js';
 import { sharedPath } from '../helpers/shared-data.js';
 
 const MARGIN = 1e-9;

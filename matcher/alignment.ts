@@ -1,0 +1,268 @@
+// Name similarity: greedy one-to-one alignment of folded tokens (token-similarity.ts), costs for tokens left over,
+// the joined/split alternative, acronyms, the nasab order, legal-form families and the Han/Hangul character cap.
+
+import { editRatio, lrAlike, setLrAlike } from './edit-distance.js';
+import {
+  GENERIC,
+  GENERIC_COST,
+  PARTICLE_COST,
+  PARTICLES,
+  type PreparedName,
+  prepareNormalized,
+} from './prepared-name.js';
+import { pairSimilarity } from './token-similarity.js';
+import { ACRONYM_DISCOUNT, BIN_SWAP, FORM_CONFLICT, SCORE_PARAMS, type ScoreParams } from './weights.js';
+
+/** Tokens per name that alignment reads (and the bound covers). */
+export const MAX_T = 16;
+const simMatrix = new Float64Array(MAX_T * MAX_T);
+/** The token similarities of the last exactBound pass, for the pair (exactSimsQ, exactSimsC) with lrAlike as
+ * exactSimsLr: tokenSimilarity of every pair, or, for a pair whose bound was below exactSimsMin (the minTokenSim of
+ * that pass), that bound (alignScore never aligns a pair below its minTokenSim, so only the order to it matters). */
+export const exactSims = new Float64Array(MAX_T * MAX_T);
+let exactSimsQ: PreparedName | undefined;
+let exactSimsC: PreparedName | undefined;
+let exactSimsLr = false;
+let exactSimsMin = 0;
+
+/** Records that exactSims now holds the exact pass's token similarities of (q, c) under that l/r mode and
+ * minTokenSim (name-bound.ts), for alignScore to reuse. */
+export function keepExactSims(q: PreparedName, c: PreparedName, lr: boolean, minTokenSim: number): void {
+  exactSimsQ = q;
+  exactSimsC = c;
+  exactSimsLr = lr;
+  exactSimsMin = minTokenSim;
+}
+const usedQ = new Uint8Array(MAX_T);
+const usedC = new Uint8Array(MAX_T);
+
+/**
+ * Similarity of a query name to a candidate name in [0,1]. Asymmetric on purpose: extra tokens in the
+ * candidate (list names carry patronymics, tribal names) cost less than extra tokens in the query.
+ */
+export function nameSimilarity(
+  q: PreparedName,
+  c: PreparedName,
+  org: boolean,
+  p: ScoreParams = SCORE_PARAMS,
+): number {
+  let s = alignSimilarity(q, c, org, p);
+  if (s < 1) {
+    // an acronym on one side for a run of tokens on the other (PLA, U.S., JC Juncker)
+    const qa = collapseAcronym(q, c);
+    if (qa) s = Math.max(s, ACRONYM_DISCOUNT * alignSimilarity(q, qa, org, p));
+    const ca = collapseAcronym(c, q);
+    if (ca) s = Math.max(s, ACRONYM_DISCOUNT * alignSimilarity(ca, c, org, p));
+  }
+  // both written in Han or Hangul: a character is a whole syllable, and two spellings that romanise alike
+  // (高石/高市, 종/정) are different names; the character-level similarity caps the score
+  if (q.cjk.length >= 2 && c.cjk.length >= 2 && q.cjk !== c.cjk) s = Math.min(s, editRatio(q.cjk, c.cjk));
+  return s;
+}
+
+/** If a token of `a` (2–5 letters, not a particle, absent from `b`) spells the initials of a run of tokens
+ * of `b`, returns `b` with that run replaced by the token. */
+export function collapseAcronym(a: PreparedName, b: PreparedName): PreparedName | undefined {
+  if (b.tokens.length < 2) return undefined;
+  for (const t of a.tokens) {
+    if (!acronymCandidate(t.length, PARTICLES.has(t), b.tokens.length)) continue;
+    const at = b.initials.indexOf(t);
+    if (at < 0 || b.tokens.includes(t)) continue;
+    const tokens = [...b.tokens.slice(0, at), t, ...b.tokens.slice(at + t.length)];
+    return prepareNormalized({ tokens, legalForms: b.legalForms, abjad: b.abjad });
+  }
+  return undefined;
+}
+
+/** Whether a token of this length can stand for a run of initials of a name of `nb` tokens. */
+export function acronymCandidate(len: number, particle: boolean, nb: number): boolean {
+  return len >= 2 && len <= 5 && len <= nb && !particle;
+}
+
+const matchOf = new Int8Array(MAX_T);
+
+function alignSimilarity(q: PreparedName, c: PreparedName, org: boolean, p: ScoreParams): number {
+  setLrAlike(q.cjk.length > 0 || c.cjk.length > 0);
+  try {
+    return alignScore(q, c, org, p);
+  } finally {
+    setLrAlike(false);
+  }
+}
+
+function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScoreParams): number {
+  const nq = Math.min(q.tokens.length, MAX_T);
+  const nc = Math.min(c.tokens.length, MAX_T);
+  if (nq === 0 || nc === 0) return 0;
+  const abjadMode = q.abjad || c.abjad;
+  const prefixOk = nq >= 2 && nc >= 2;
+  // the token similarities exactBound just computed for this pair, when it did
+  const sims =
+    q === exactSimsQ && c === exactSimsC && lrAlike === exactSimsLr && p.minTokenSim >= exactSimsMin
+      ? exactSims
+      : simMatrix;
+  if (sims === simMatrix)
+    for (let i = 0; i < nq; i++) {
+      for (let j = 0; j < nc; j++) {
+        simMatrix[i * MAX_T + j] = pairSimilarity(q, i, c.tokens[j]!, c.skels[j]!, abjadMode, prefixOk);
+      }
+    }
+  for (let i = 0; i < nq; i++) {
+    usedQ[i] = 0;
+    matchOf[i] = -1;
+  }
+  for (let j = 0; j < nc; j++) usedC[j] = 0;
+  // greedy one-to-one alignment, best pairs first; ties go to the earliest positions (deterministic)
+  let matchedW = 0;
+  let matchedTotal = 0;
+  let matched = 0;
+  let softQ = 0;
+  let softC = 0;
+  for (;;) {
+    let best = p.minTokenSim;
+    let bi = -1;
+    let bj = -1;
+    for (let i = 0; i < nq; i++) {
+      if (usedQ[i]) continue;
+      for (let j = 0; j < nc; j++) {
+        if (usedC[j]) continue;
+        const s = sims[i * MAX_T + j]!;
+        if (s > best || (bi < 0 && s >= best)) {
+          best = s;
+          bi = i;
+          bj = j;
+        }
+      }
+    }
+    if (bi < 0) break;
+    usedQ[bi] = 1;
+    usedC[bj] = 1;
+    matchOf[bi] = bj;
+    matched++;
+    const qt = q.tokens[bi]!;
+    const ct = c.tokens[bj]!;
+    // an initial matched to a full token weighs like an initial on both sides; the full token is only
+    // half-confirmed, so half its weight counts as unmatched (see the conflict rule below)
+    let w: number;
+    if (qt.length === 1 || ct.length === 1) {
+      w = 1.6;
+      if (qt.length > 1) softQ += 0.5 * q.weights[bi]!;
+      if (ct.length > 1) softC += 0.5 * c.weights[bj]!;
+    } else w = q.weights[bi]! + c.weights[bj]!;
+    matchedTotal += w;
+    matchedW += w * curved(best, p);
+  }
+  let align = 0;
+  if (matched > 0) {
+    let qU = 0;
+    let cU = 0;
+    let qN = 0;
+    let cN = 0;
+    for (let i = 0; i < nq; i++)
+      if (!usedQ[i]) {
+        qU += q.weights[i]!;
+        qN += unmatchedCost(q.tokens[i]!, org);
+      }
+    for (let j = 0; j < nc; j++)
+      if (!usedC[j]) {
+        cU += c.weights[j]!;
+        cN += unmatchedCost(c.tokens[j]!, org);
+      }
+    const core = matchedW / matchedTotal;
+    if ((qU > 0 || softQ > 0) && (cU > 0 || softC > 0) && qU + cU > 0) {
+      // substituted tokens on both sides: a different person/company, full cost
+      align = matchedW / (matchedTotal + p.substMult * (qU + cU) + softQ + softC);
+    } else {
+      const multi = matched >= 2;
+      let pen = 0;
+      if (org) pen = (qN + cN) * p.orgExtra;
+      else if (qN > 0) pen = qN * (multi ? p.queryExtraMulti : p.queryExtraSingle);
+      else if (cN > 0) pen = cN * (multi ? p.candExtraMulti : p.candExtraSingle);
+      align = core * (1 - Math.min(p.extraCap, pen));
+    }
+    if (binSwapped(q, c)) align *= BIN_SWAP;
+  }
+  // two different legal forms (AG vs GmbH) usually mean two different companies of one group
+  if (formsConflict(q.legalForms, c.legalForms)) align = Math.max(0, align - FORM_CONFLICT);
+  // joined/split tokens (AlisherUsmanov, Patr ushev, abdul rahman) and abjad skeletons across tokens
+  // (numbers must agree: Bowne Global Solutions II is not Bowne Global Solutions)
+  if (nq !== nc || nq === 1 || abjadMode) {
+    const alt = joinedScore(q, c, abjadMode, p);
+    if (alt > align) align = alt;
+  }
+  return align;
+}
+
+/** The score of the joined/split alternative (0 when it does not apply: the names' digits differ, or the ratio is
+ * under joinedMin). */
+export function joinedScore(q: PreparedName, c: PreparedName, abjadMode: boolean, p: ScoreParams): number {
+  if (q.digits !== c.digits) return 0;
+  const r = abjadMode
+    ? editRatio(q.joinedSkel, c.joinedSkel, p.joinedMin) * 0.95
+    : editRatio(q.joined, c.joined, p.joinedMin);
+  return r >= p.joinedMin ? curved(r, p) * p.joinedDiscount : 0;
+}
+
+function unmatchedCost(t: string, org: boolean): number {
+  return unmatchedCostOf(PARTICLES.has(t), GENERIC.has(t), org);
+}
+
+export function unmatchedCostOf(particle: boolean, generic: boolean, org: boolean): number {
+  if (particle) return PARTICLE_COST;
+  return org && generic ? GENERIC_COST : 1;
+}
+
+/** A similarity through the score curve (non-decreasing for curve ≥ 0). */
+export function curved(s: number, p: ScoreParams): number {
+  return s >= 1 ? 1 : Math.max(0, 1 - p.curve * (1 - s));
+}
+
+/** Arabic nasab: in "X bin Y" X is the person and Y the father. Uses the alignment of the last
+ * alignSimilarity() call: true when the person of one name is aligned with the father of the other. */
+function binSwapped(q: PreparedName, c: PreparedName): boolean {
+  const qb = q.tokens.indexOf('bin');
+  const cb = c.tokens.indexOf('bin');
+  if (qb <= 0 || cb <= 0 || qb + 1 >= q.tokens.length || cb + 1 >= c.tokens.length) return false;
+  if (qb >= MAX_T || cb >= MAX_T) return false;
+  return matchOf[qb - 1] === cb + 1 || matchOf[qb + 1] === cb - 1;
+}
+
+/** Legal-form families: private limited companies, stock corporations, partnerships. "co" fits any. */
+const FORM_FAMILY: Record<string, number> = {
+  llc: 1,
+  ltd: 1,
+  gmbh: 1,
+  bv: 1,
+  kft: 1,
+  bhd: 1,
+  fze: 1,
+  pt: 1,
+  jsc: 2,
+  ag: 2,
+  sa: 2,
+  plc: 2,
+  inc: 2,
+  corp: 2,
+  as: 2,
+  ab: 2,
+  oy: 2,
+  kk: 2,
+  na: 2,
+  llp: 3,
+  kg: 3,
+};
+
+/** True when both names carry legal forms and none of one side's families appears on the other. */
+export function formsConflict(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length === 0 || b.length === 0) return false;
+  return (familyMask(a) & familyMask(b)) === 0;
+}
+
+function familyMask(forms: readonly string[]): number {
+  let m = 0;
+  for (const f of forms) {
+    const fam = FORM_FAMILY[f];
+    m |= fam === undefined ? 7 : 1 << (fam - 1);
+  }
+  return m;
+}

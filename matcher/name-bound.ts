@@ -1,0 +1,512 @@
+// An upper bound of nameSimilarity without edit distances (the cheap pass) or with the token pairs it cannot rule
+// out scored exactly (the exact pass), so a screen skips the candidates that cannot reach its threshold.
+
+import {
+  acronymCandidate,
+  curved,
+  exactSims,
+  joinedScore,
+  keepExactSims,
+  MAX_T,
+  unmatchedCostOf,
+} from './alignment.js';
+import { lrAlike, setLrAlike } from './edit-distance.js';
+import {
+  bitOf,
+  F_ABJAD,
+  F_CJK,
+  F_INITIAL,
+  HDR_FLAGS,
+  HDR_INITIALS,
+  HDR_JSK_LEN,
+  HDR_N,
+  MASK_DIGIT,
+  MASK_HALF_LR,
+  MASK_OTHER,
+  MASK_VOWELS,
+  PK,
+  PK_FIRST,
+  PK_GENERIC,
+  PK_HASH,
+  PK_LEN,
+  PK_LEN_BITS,
+  PK_MASK,
+  PK_PARTICLE,
+  PK_PATRONYMIC,
+  PK_SK_LONG,
+  PK_SK_SHIFT,
+  PK_STEM,
+  type PreparedName,
+  T0,
+  weightOf,
+} from './prepared-name.js';
+import { pairSimilarity, SKELETON_EQUAL, TYPO_FLOOR_EDITS } from './token-similarity.js';
+import { SCORE_PARAMS, type ScoreParams } from './weights.js';
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  v = (v + (v >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(v, 0x01010101) >>> 24;
+}
+
+/** letterBound from the two letter sets alone (a letter only one side has costs what letterBound charges for one
+ * occurrence of it), so never above letterBound; 0 when a token has characters outside a–z and 0–9. */
+function maskLetterBound(ma: number, mb: number): number {
+  if (((ma | mb) & MASK_OTHER) !== 0) return 0;
+  const half = lrAlike ? MASK_HALF_LR : MASK_VOWELS;
+  const onlyA = ma & ~mb;
+  const onlyB = mb & ~ma;
+  return Math.max(
+    popcount(onlyA & ~half),
+    popcount(onlyB & ~half),
+    0.5 * Math.max(popcount(onlyA), popcount(onlyB)),
+  );
+}
+
+/** An upper bound of editRatio(a, b, floor) from lengths and letter masks: what editRatio returns when it stops
+ * early, else 1 − maskLetterBound / longer length. */
+function editRatioBound(la: number, lb: number, ma: number, mb: number, floor: number): number {
+  const max = Math.max(la, lb);
+  if (max === 0) return 1;
+  const bound = Math.min(la, lb) / max;
+  if (bound < floor) return bound;
+  return Math.min(bound, 1 - maskLetterBound(ma, mb) / max);
+}
+
+/** An upper bound of tokenSimilarity(a, b, …) for two tokens of 2+ letters in a pair without abjad mode, rule by
+ * rule: equal hashes may be equal tokens (1); numbers exactly; editRatioBound for editRatio; the typing-slip
+ * floor when the first letter, lengths and consonant letters allow a slip; the ending rule when the longer token's
+ * stem hashes like the shorter token. */
+function tokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk: boolean): number {
+  const ma = a[i + PK_MASK]!;
+  const mb = b[j + PK_MASK]!;
+  const la = a[i + PK_LEN]! & PK_LEN_BITS;
+  const lb = b[j + PK_LEN]! & PK_LEN_BITS;
+  if (la === lb && a[i + PK_HASH] === b[j + PK_HASH]) return 1;
+  if (((ma | mb) & MASK_DIGIT) !== 0)
+    return ma === MASK_DIGIT && mb === MASK_DIGIT ? SCORE_PARAMS.numberSim : 0;
+  let s = editRatioBound(la, lb, ma, mb, SCORE_PARAMS.minTokenSim);
+  const long = Math.max(la, lb);
+  const short = Math.min(la, lb);
+  const slipFloor = 1 - TYPO_FLOOR_EDITS / Math.max(long, 5);
+  if (
+    s < slipFloor &&
+    a[i + PK_FIRST] === b[j + PK_FIRST] &&
+    short >= 4 &&
+    long - short <= 1 &&
+    (((ma | mb) & MASK_OTHER) !== 0 || ((ma ^ mb) & ~MASK_VOWELS) === 0)
+  )
+    s = slipFloor;
+  if (prefixOk && long - short === 2 && short >= 3) {
+    // the longer token starts with the shorter (same hash as its stem) and is no patronymic
+    const stemOk =
+      la > lb
+        ? a[i + PK_STEM] === b[j + PK_HASH] && (a[i + PK_LEN]! & PK_PATRONYMIC) === 0
+        : b[j + PK_STEM] === a[i + PK_HASH] && (b[j + PK_LEN]! & PK_PATRONYMIC) === 0;
+    if (stemOk) s = Math.max(s, 1 - 1 / long);
+  }
+  return s;
+}
+
+const MASK_PFV = bitOf('p') | bitOf('f') | bitOf('v');
+const MASK_QCG = bitOf('q') | bitOf('c') | bitOf('g');
+const MASK_SKEL_DROPPED = MASK_VOWELS | bitOf('w') | bitOf('h') | MASK_PFV | MASK_QCG | bitOf('z');
+
+/** The letterMask of a token's consonant skeleton (normalize.ts skeleton()) from the token's letterMask, less h:
+ * vowels, y and w dropped, p/f/v → b, q/c/g → k, z → s, other characters kept; a final h is dropped from a
+ * skeleton, so h is left out (it may be in the token and not in its skeleton). So the mask is the skeleton's own less
+ * h: equal skeletons give equal masks, and a letter only one mask has is a letter only one skeleton has, so
+ * maskLetterBound of two such masks never exceeds that of the skeletons' masks. The joined skeleton's is the union
+ * of its tokens'. */
+function skeletonMask(m: number): number {
+  let out = m & ~MASK_SKEL_DROPPED;
+  if ((m & MASK_PFV) !== 0) out |= bitOf('b');
+  if ((m & MASK_QCG) !== 0) out |= bitOf('k');
+  if ((m & bitOf('z')) !== 0) out |= bitOf('s');
+  return out;
+}
+
+/** tokenBound in abjad mode: tokenSimilarity also takes 0.9 × editRatio of the two consonant skeletons (of
+ * SKELETON_EQUAL when they are equal) when both are non-empty, bounded here from their lengths and letter sets (equal
+ * skeletons have equal lengths and letters); numbers are scored before that rule, as in tokenSimilarity. */
+function abjadTokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk: boolean): number {
+  const s = tokenBound(a, i, b, j, prefixOk);
+  if (s >= 1 || ((a[i + PK_MASK]! | b[j + PK_MASK]!) & MASK_DIGIT) !== 0) return s;
+  const la = (a[i + PK_LEN]! >>> PK_SK_SHIFT) & PK_SK_LONG;
+  const lb = (b[j + PK_LEN]! >>> PK_SK_SHIFT) & PK_SK_LONG;
+  if (la === 0 || lb === 0) return s;
+  if (la === PK_SK_LONG || lb === PK_SK_LONG) return 1;
+  const ma = skeletonMask(a[i + PK_MASK]!);
+  const mb = skeletonMask(b[j + PK_MASK]!);
+  let k = 0.9 * editRatioBound(la, lb, ma, mb, SCORE_PARAMS.minTokenSim);
+  if (la === lb && ma === mb) k = Math.max(k, SKELETON_EQUAL[Math.min(la, 3)] ?? 0.95);
+  return Math.max(k, s);
+}
+
+const boundQ = new Float64Array(MAX_T);
+const boundC = new Float64Array(MAX_T);
+/** tokenBound of each token pair, kept from the cheap pass for the exact one. */
+const pairBound = new Float64Array(MAX_T * MAX_T);
+/** Per token, the smallest and largest weight of a token of the other name it may align with. */
+const partnerMinQ = new Float64Array(MAX_T);
+const partnerMaxQ = new Float64Array(MAX_T);
+const partnerMinC = new Float64Array(MAX_T);
+const partnerMaxC = new Float64Array(MAX_T);
+/** The candidate's token weights (packedWeight), for one alignBound call. */
+const weightC = new Float64Array(MAX_T);
+const sideOrder = new Int8Array(MAX_T);
+const sideCurved = new Float64Array(MAX_T);
+
+/**
+ * An upper bound of nameSimilarity(q, c, org, p), so a screen can skip candidates that cannot reach its threshold.
+ * It starts with a cheap pass that runs no edit distance and reads no string (q.packed and c.packed only); when
+ * that bound is `exactFrom` or more, an exact pass scores the token pairs the cheap pass could not rule out with
+ * tokenSimilarity itself and the joined strings with editRatio (what alignScore computes first), a tighter bound
+ * for about the cost of that step. 1 (no bound) for what it does not cover: a possible acronym, an initial
+ * (single-letter token), more than MAX_T tokens. Why it is admissible:
+ * - each token pair is bounded by tokenBound (abjadTokenBound in abjad mode: the skeleton rule too) or is its
+ *   tokenSimilarity; u_i / v_j = the best bound of a token
+ *   against the other name's tokens, 0 below minTokenSim (alignScore never aligns such a pair);
+ * - tokens substituted on both sides: align = Σ_aligned (w_i + w_j)·curve(s_ij) / (Σ_aligned (w_i + w_j) +
+ *   substMult·(unaligned weights)) ≤ (Σ_i w_i·curve(u_i) + Σ_j w_j·curve(v_j)) / (W_q + W_c), as substMult ≥ 1
+ *   and, without initials, an aligned pair weighs w_i + w_j;
+ * - one side wholly aligned (then matched = its token count): align = core · (1 − min(extraCap, penalty)) where
+ *   core is the mean of the aligned curve(s_i) weighted by w_i + w_partner; curve(s_i) ≤ curve(u_i) and the partner's
+ *   weight lies between the smallest and the largest weight of the tokens i may align with, so core ≤ the largest
+ *   such mean over weights in those intervals (wholeSideBound; at most max curve(u_i)); the penalty is at least
+ *   what the other side's surplus tokens and those with no possible partner cost;
+ * - the nasab swap and a legal-form conflict only lower the score, and so does the Han/Hangul character cap;
+ *   l/r are half-cost letters under the same condition as in alignSimilarity;
+ * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount (in abjad mode of the joined
+ *   skeletons, times 0.95; exact pass: alignScore's own joinedScore), taken whenever it may apply.
+ * test/matcher/score-bound.test.ts checks bound ≥ similarity on list-name pairs, with and without the exact pass.
+ */
+export function nameSimilarityBound(
+  q: PreparedName,
+  c: PreparedName,
+  org: boolean,
+  p: ScoreParams = SCORE_PARAMS,
+  exactFrom = Number.POSITIVE_INFINITY,
+): number {
+  const ub = cheapBound(q.packed, 0, c.packed, 0, org, p);
+  return ub < exactFrom ? ub : exactBound(q, c, c.packed, 0, org, p);
+}
+
+/** nameSimilarityBound's cheap pass, from the two names' packed numbers alone (packName's layout at offsets `qo` of
+ * `qp` and `co` of `cp`: a name's own `packed`, or a copy in a screen's arena, which keeps the names a screen
+ * bounds close together in memory). */
+export function cheapBound(
+  qp: Int32Array,
+  qo: number,
+  cp: Int32Array,
+  co: number,
+  org: boolean,
+  p: ScoreParams = SCORE_PARAMS,
+): number {
+  const flags = qp[qo + HDR_FLAGS]! | cp[co + HDR_FLAGS]!;
+  const out = notCovered(qp, qo, cp, co, flags, p);
+  if (out >= 0) return out;
+  setLrAlike((flags & F_CJK) !== 0);
+  try {
+    const ub = alignBound(undefined, qp, qo, undefined, cp, co, org, p, false, (flags & F_ABJAD) !== 0);
+    // the token-pair bounds in pairBound are this pair's (exactBound reuses them)
+    lastQp = qp;
+    lastQo = qo;
+    lastCp = cp;
+    lastCo = co;
+    return ub;
+  } finally {
+    setLrAlike(false);
+  }
+}
+
+/** nameSimilarityBound's exact pass (`cp`/`co`: c's packed numbers, as in cheapBound); it reuses the token-pair
+ * bounds of a cheapBound call on the same pair just before it, else computes them again. */
+export function exactBound(
+  q: PreparedName,
+  c: PreparedName,
+  cp: Int32Array,
+  co: number,
+  org: boolean,
+  p: ScoreParams = SCORE_PARAMS,
+): number {
+  const qp = q.packed;
+  const flags = qp[HDR_FLAGS]! | cp[co + HDR_FLAGS]!;
+  const out = notCovered(qp, 0, cp, co, flags, p);
+  if (out >= 0) return out;
+  const abjadMode = (flags & F_ABJAD) !== 0;
+  const reuse = lastQp === qp && lastQo === 0 && lastCp === cp && lastCo === co;
+  lastQp = undefined;
+  lastCp = undefined;
+  setLrAlike((flags & F_CJK) !== 0);
+  try {
+    return alignBound(q, qp, 0, c, cp, co, org, p, true, abjadMode, reuse);
+  } finally {
+    setLrAlike(false);
+  }
+}
+
+let lastQp: Int32Array | undefined;
+let lastQo = 0;
+let lastCp: Int32Array | undefined;
+let lastCo = 0;
+
+/** The bound when the pair is one the bound does not cover (1) or has no tokens (0); −1 otherwise. */
+function notCovered(
+  qp: Int32Array,
+  qo: number,
+  cp: Int32Array,
+  co: number,
+  flags: number,
+  p: ScoreParams,
+): number {
+  if (p.curve < 0 || p.substMult < 1) return 1;
+  const nq = qp[qo + HDR_N]!;
+  const nc = cp[co + HDR_N]!;
+  if (nq === 0 || nc === 0) return 0;
+  if (nq > MAX_T || nc > MAX_T) return 1;
+  if ((flags & F_INITIAL) !== 0) return 1;
+  if (
+    mayCollapse(qp, qo, nq, cp[co + HDR_INITIALS]!, nc) ||
+    mayCollapse(cp, co, nc, qp[qo + HDR_INITIALS]!, nq)
+  )
+    return 1;
+  return -1;
+}
+
+/** A necessary condition of collapseAcronym(a, b): a token of `a` (packed at `ao`) that may be an acronym and whose
+ * letters are all among b's initials. */
+function mayCollapse(a: Int32Array, ao: number, na: number, bInitials: number, nb: number): boolean {
+  if (nb < 2) return false;
+  for (let i = 0; i < na; i++) {
+    const w = a[ao + T0 + i * PK + PK_LEN]!;
+    if (!acronymCandidate(w & PK_LEN_BITS, (w & PK_PARTICLE) !== 0, nb)) continue;
+    if ((a[ao + T0 + i * PK + PK_MASK]! & ~bInitials) === 0) return true;
+  }
+  return false;
+}
+
+/** One pass of nameSimilarityBound: cheap (tokenBound, kept in pairBound; q and c unread) or exact (tokenSimilarity
+ * of the pairs whose tokenBound, kept when `reuse`, reaches minTokenSim; of every pair in abjad mode, which only the
+ * exact pass covers). */
+function alignBound(
+  q: PreparedName | undefined,
+  qp: Int32Array,
+  qo: number,
+  c: PreparedName | undefined,
+  cp: Int32Array,
+  co: number,
+  org: boolean,
+  p: ScoreParams,
+  exact: boolean,
+  abjadMode: boolean,
+  reuse = false,
+): number {
+  const nq = qp[qo + HDR_N]!;
+  const nc = cp[co + HDR_N]!;
+  const qb = qo + T0;
+  const cb = co + T0;
+  const prefixOk = nq >= 2 && nc >= 2;
+  // the scratch arrays reset in loops: a few tokens each, where fill()'s call costs more than the stores
+  for (let i = 0; i < nq; i++) {
+    boundQ[i] = 0;
+    partnerMinQ[i] = Number.POSITIVE_INFINITY;
+    partnerMaxQ[i] = 0;
+  }
+  for (let j = 0; j < nc; j++) {
+    boundC[j] = 0;
+    partnerMinC[j] = Number.POSITIVE_INFINITY;
+    partnerMaxC[j] = 0;
+    weightC[j] = packedWeight(cp[cb + j * PK + PK_LEN]!);
+  }
+  for (let i = 0; i < nq; i++) {
+    const wi = packedWeight(qp[qb + i * PK + PK_LEN]!);
+    for (let j = 0; j < nc; j++) {
+      let s: number;
+      if (exact && reuse) s = pairBound[i * MAX_T + j]!;
+      else {
+        s = abjadMode
+          ? abjadTokenBound(qp, qb + i * PK, cp, cb + j * PK, prefixOk)
+          : tokenBound(qp, qb + i * PK, cp, cb + j * PK, prefixOk);
+        pairBound[i * MAX_T + j] = s;
+      }
+      if (exact) {
+        // the pair as alignScore scores it
+        if (s >= p.minTokenSim) s = pairSimilarity(q!, i, c!.tokens[j]!, c!.skels[j]!, abjadMode, prefixOk);
+        exactSims[i * MAX_T + j] = s;
+      }
+      if (s < p.minTokenSim) continue;
+      const wj = weightC[j]!;
+      if (s > boundQ[i]!) boundQ[i] = s;
+      if (s > boundC[j]!) boundC[j] = s;
+      if (wj < partnerMinQ[i]!) partnerMinQ[i] = wj;
+      if (wj > partnerMaxQ[i]!) partnerMaxQ[i] = wj;
+      if (wi < partnerMinC[j]!) partnerMinC[j] = wi;
+      if (wi > partnerMaxC[j]!) partnerMaxC[j] = wi;
+    }
+  }
+  let num = 0;
+  let total = 0;
+  for (let i = 0; i < nq; i++) {
+    const w = packedWeight(qp[qb + i * PK + PK_LEN]!);
+    total += w;
+    if (boundQ[i]! > 0) num += w * curved(boundQ[i]!, p);
+  }
+  for (let j = 0; j < nc; j++) {
+    const w = weightC[j]!;
+    total += w;
+    if (boundC[j]! > 0) num += w * curved(boundC[j]!, p);
+  }
+  let ub = num / total;
+  const qSide = wholeSideBound(
+    qp,
+    qb,
+    boundQ,
+    partnerMinQ,
+    partnerMaxQ,
+    nq,
+    cp,
+    cb,
+    boundC,
+    nc,
+    nq >= 2,
+    org,
+    false,
+    p,
+  );
+  if (qSide > ub) ub = qSide;
+  const cSide = wholeSideBound(
+    cp,
+    cb,
+    boundC,
+    partnerMinC,
+    partnerMaxC,
+    nc,
+    qp,
+    qb,
+    boundQ,
+    nq,
+    nc >= 2,
+    org,
+    true,
+    p,
+  );
+  if (cSide > ub) ub = cSide;
+  if (exact) {
+    keepExactSims(q!, c!, lrAlike, p.minTokenSim);
+    if (nq !== nc || nq === 1 || abjadMode) ub = Math.max(ub, joinedScore(q!, c!, abjadMode, p));
+  } else if (abjadMode) {
+    // joinedScore's skeleton ratio, from the joined skeletons' lengths and letters
+    let mq = 0;
+    let mc = 0;
+    for (let i = 0; i < nq; i++) mq |= qp[qb + i * PK + PK_MASK]!;
+    for (let j = 0; j < nc; j++) mc |= cp[cb + j * PK + PK_MASK]!;
+    const r =
+      0.95 *
+      editRatioBound(
+        qp[qo + HDR_JSK_LEN]!,
+        cp[co + HDR_JSK_LEN]!,
+        skeletonMask(mq),
+        skeletonMask(mc),
+        p.joinedMin,
+      );
+    if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
+  } else if (nq !== nc || nq === 1) {
+    // the joined strings: their lengths and letters are the tokens'
+    let lq = 0;
+    let mq = 0;
+    let lc = 0;
+    let mc = 0;
+    for (let i = 0; i < nq; i++) {
+      lq += qp[qb + i * PK + PK_LEN]! & PK_LEN_BITS;
+      mq |= qp[qb + i * PK + PK_MASK]!;
+    }
+    for (let j = 0; j < nc; j++) {
+      lc += cp[cb + j * PK + PK_LEN]! & PK_LEN_BITS;
+      mc |= cp[cb + j * PK + PK_MASK]!;
+    }
+    const r = editRatioBound(lq, lc, mq, mc, p.joinedMin);
+    if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
+  }
+  return ub;
+}
+
+/** tokenWeight from a packed length word. */
+function packedWeight(w: number): number {
+  return weightOf(w & PK_LEN_BITS, (w & PK_PARTICLE) !== 0);
+}
+
+/** The bound of alignScore when every token of one side (`own`, n tokens, best token bounds `bound`, partner weights
+ * within [partnerMin, partnerMax]) is aligned: the largest mean of the curved token bounds weighted by own weight +
+ * a partner weight in its interval (the largest such mean gives the upper end to the best bounds and the lower end to
+ * the others, so it is the best of the n + 1 splits of the bounds in decreasing order), times the smallest
+ * extra-token factor, the other side (`other`, m tokens) having at least m − n unaligned tokens and every token with
+ * no possible partner unaligned; 0 when some token of the side has no possible partner or the other side has fewer
+ * tokens. */
+function wholeSideBound(
+  own: Int32Array,
+  ownBase: number,
+  bound: Float64Array,
+  partnerMin: Float64Array,
+  partnerMax: Float64Array,
+  n: number,
+  other: Int32Array,
+  otherBase: number,
+  otherBound: Float64Array,
+  m: number,
+  multi: boolean,
+  org: boolean,
+  otherIsQuery: boolean,
+  p: ScoreParams,
+): number {
+  // one-to-one: n tokens cannot all align with fewer tokens
+  if (n > m) return 0;
+  for (let i = 0; i < n; i++) {
+    if (bound[i] === 0) return 0;
+    sideCurved[i] = curved(bound[i]!, p);
+    // insertion sort of the token indexes by curved bound, largest first
+    let k = i;
+    while (k > 0 && sideCurved[sideOrder[k - 1]!]! < sideCurved[i]!) {
+      sideOrder[k] = sideOrder[k - 1]!;
+      k--;
+    }
+    sideOrder[k] = i;
+  }
+  // split 0: every token at the lower end of its interval; split k + 1 moves the k-th best to its upper end
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) {
+    const lo = packedWeight(own[ownBase + i * PK + PK_LEN]!) + partnerMin[i]!;
+    num += lo * sideCurved[i]!;
+    den += lo;
+  }
+  let best = num / den;
+  for (let k = 0; k < n; k++) {
+    const i = sideOrder[k]!;
+    const shift = partnerMax[i]! - partnerMin[i]!;
+    num += shift * sideCurved[i]!;
+    den += shift;
+    const mean = num / den;
+    if (mean > best) best = mean;
+  }
+  let sure = 0;
+  let minCost = Number.POSITIVE_INFINITY;
+  for (let j = 0; j < m; j++) {
+    const w = other[otherBase + j * PK + PK_LEN]!;
+    const cost = unmatchedCostOf((w & PK_PARTICLE) !== 0, (w & PK_GENERIC) !== 0, org);
+    if (otherBound[j] === 0) sure += cost;
+    if (cost < minCost) minCost = cost;
+  }
+  const extra = Math.max(sure, m > n ? (m - n) * minCost : 0);
+  const rate = org
+    ? p.orgExtra
+    : otherIsQuery
+      ? multi
+        ? p.queryExtraMulti
+        : p.queryExtraSingle
+      : multi
+        ? p.candExtraMulti
+        : p.candExtraSingle;
+  return best * (1 - Math.min(p.extraCap, extra * rate));
+}
