@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Entity } from '../../ingest/entity.js';
 import { buildIndex, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
-import { cannotReach } from '../../matcher/screen.js';
+import { cannotReach } from '../../matcher/retrieval.js';
 import { personEntity } from '../helpers/entities.js';
 
 /** A deterministic generator (xorshift32) in [0, 1). */
