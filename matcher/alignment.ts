@@ -2,14 +2,8 @@
 // the joined/split alternative, acronyms, the nasab order, legal-form families and the Han/Hangul character cap.
 
 import { editRatio, lrAlike, setLrAlike } from './edit-distance.js';
-import {
-  GENERIC,
-  GENERIC_COST,
-  PARTICLE_COST,
-  PARTICLES,
-  type PreparedName,
-  prepareNormalized,
-} from './prepared-name.js';
+import { type PreparedName, prepareNormalized } from './prepared-name.js';
+import { GENERIC, PARTICLES, unmatchedCostOf } from './token-facts.js';
 import { pairSimilarity } from './token-similarity.js';
 import { ACRONYM_DISCOUNT, BIN_SWAP, FORM_CONFLICT, SCORE_PARAMS, type ScoreParams } from './weights.js';
 
@@ -205,11 +199,6 @@ export function joinedScore(q: PreparedName, c: PreparedName, abjadMode: boolean
 
 function unmatchedCost(t: string, org: boolean): number {
   return unmatchedCostOf(PARTICLES.has(t), GENERIC.has(t), org);
-}
-
-export function unmatchedCostOf(particle: boolean, generic: boolean, org: boolean): number {
-  if (particle) return PARTICLE_COST;
-  return org && generic ? GENERIC_COST : 1;
 }
 
 /** A similarity through the score curve (non-decreasing for curve ≥ 0). */

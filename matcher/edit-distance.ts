@@ -43,6 +43,7 @@ export function osaDoubled(a: string, b: string, floor: number, max: number): nu
   let cur = rowC;
   for (let j = 0; j <= m; j++) prev[j] = 2 * j;
   let prevMin = 0;
+  const lr = lrAlike;
   for (let i = 1; i <= n; i++) {
     cur[0] = 2 * i;
     let rowMin = cur[0]!;
@@ -53,8 +54,7 @@ export function osaDoubled(a: string, b: string, floor: number, max: number): nu
       const cost =
         ca === cb
           ? 0
-          : (va === 1 && cb < 128 && VOWEL[cb] === 1) ||
-              (lrAlike && ca + cb === 222 && (ca === 108 || ca === 114))
+          : (va === 1 && cb < 128 && VOWEL[cb] === 1) || (lr && ca + cb === 222 && (ca === 108 || ca === 114))
             ? 1
             : 2;
       let v = prev[j - 1]! + cost;

@@ -2,46 +2,52 @@
 // out scored exactly (the exact pass), so a screen skips the candidates that cannot reach its threshold.
 
 import {
+  MAX_T as ALIGN_MAX_T,
   acronymCandidate,
   curved,
-  exactSims,
+  exactSims as EXACT_SIMS,
   joinedScore,
   keepExactSims,
-  MAX_T,
-  unmatchedCostOf,
 } from './alignment.js';
 import { lrAlike, setLrAlike } from './edit-distance.js';
-import {
-  bitOf,
-  F_ABJAD,
-  F_CJK,
-  F_INITIAL,
+import { bitOf, PACKED } from './packed-name.js';
+import type { PreparedName } from './prepared-name.js';
+import { unmatchedCostOf, weightOf } from './token-facts.js';
+import { pairSimilarity, SKELETON_EQUAL, TYPO_FLOOR_EDITS } from './token-similarity.js';
+import { SCORE_PARAMS as PARAMS, type ScoreParams } from './weights.js';
+
+// packed-name.ts's layout, the token limit and the tables this module reads as its own constants (PACKED says why)
+const {
+  PK,
+  PK_MASK,
+  PK_HASH,
+  PK_LEN,
+  PK_FIRST,
+  PK_STEM,
+  PK_SK_SHIFT,
+  PK_SK_LONG,
+  PK_PARTICLE,
+  PK_GENERIC,
+  PK_PATRONYMIC,
+  PK_LEN_BITS,
+  MASK_DIGIT,
+  MASK_OTHER,
+  MASK_VOWELS,
+  MASK_HALF_LR,
+  HDR_N,
   HDR_FLAGS,
   HDR_INITIALS,
   HDR_JSK_LEN,
-  HDR_N,
-  MASK_DIGIT,
-  MASK_HALF_LR,
-  MASK_OTHER,
-  MASK_VOWELS,
-  PK,
-  PK_FIRST,
-  PK_GENERIC,
-  PK_HASH,
-  PK_LEN,
-  PK_LEN_BITS,
-  PK_MASK,
-  PK_PARTICLE,
-  PK_PATRONYMIC,
-  PK_SK_LONG,
-  PK_SK_SHIFT,
-  PK_STEM,
-  type PreparedName,
   T0,
-  weightOf,
-} from './prepared-name.js';
-import { pairSimilarity, SKELETON_EQUAL, TYPO_FLOOR_EDITS } from './token-similarity.js';
-import { SCORE_PARAMS, type ScoreParams } from './weights.js';
+  F_ABJAD,
+  F_CJK,
+  F_INITIAL,
+} = PACKED;
+const MAX_T = ALIGN_MAX_T;
+const exactSims = EXACT_SIMS;
+const SCORE_PARAMS = PARAMS;
+const SLIP_EDITS = TYPO_FLOOR_EDITS;
+const SKELETON_SIM = SKELETON_EQUAL;
 
 function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
@@ -89,7 +95,7 @@ function tokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk
   let s = editRatioBound(la, lb, ma, mb, SCORE_PARAMS.minTokenSim);
   const long = Math.max(la, lb);
   const short = Math.min(la, lb);
-  const slipFloor = 1 - TYPO_FLOOR_EDITS / Math.max(long, 5);
+  const slipFloor = 1 - SLIP_EDITS / Math.max(long, 5);
   if (
     s < slipFloor &&
     a[i + PK_FIRST] === b[j + PK_FIRST] &&
@@ -128,7 +134,7 @@ function skeletonMask(m: number): number {
 }
 
 /** tokenBound in abjad mode: tokenSimilarity also takes 0.9 × editRatio of the two consonant skeletons (of
- * SKELETON_EQUAL when they are equal) when both are non-empty, bounded here from their lengths and letter sets (equal
+ * SKELETON_SIM when they are equal) when both are non-empty, bounded here from their lengths and letter sets (equal
  * skeletons have equal lengths and letters); numbers are scored before that rule, as in tokenSimilarity. */
 function abjadTokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk: boolean): number {
   const s = tokenBound(a, i, b, j, prefixOk);
@@ -140,7 +146,7 @@ function abjadTokenBound(a: Int32Array, i: number, b: Int32Array, j: number, pre
   const ma = skeletonMask(a[i + PK_MASK]!);
   const mb = skeletonMask(b[j + PK_MASK]!);
   let k = 0.9 * editRatioBound(la, lb, ma, mb, SCORE_PARAMS.minTokenSim);
-  if (la === lb && ma === mb) k = Math.max(k, SKELETON_EQUAL[Math.min(la, 3)] ?? 0.95);
+  if (la === lb && ma === mb) k = Math.max(k, SKELETON_SIM[Math.min(la, 3)] ?? 0.95);
   return Math.max(k, s);
 }
 

@@ -4,7 +4,8 @@ import { type KindInfo, subjectIdentifiers, subjectKind } from './features.js';
 import type { IndexView } from './index-view.js';
 import { KEY_IDENT, KEY_SKEL, KEY_TOKEN, keyWeight, nameKeys } from './keys.js';
 import { alternativeReadings, normalizeName } from './normalize.js';
-import { type PreparedName, prepareNormalized, tokenWeight } from './prepared-name.js';
+import { type PreparedName, prepareNormalized } from './prepared-name.js';
+import { tokenWeight } from './token-facts.js';
 import type { ScreenSubject } from './types.js';
 
 /** Weight of a one-consonant-deleted skeleton key relative to a skeleton key. */

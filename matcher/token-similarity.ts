@@ -1,9 +1,14 @@
 // Similarity of two folded tokens: edit ratio, typing slips, series numbers, initials, endings and (for abjad
 // names) consonant skeletons; memoised per query token.
 
-import { editRatio, lrAlike, osaDoubled, VOWEL } from './edit-distance.js';
-import { allDigits, hasDigit, PATRONYMIC_END, type PreparedName } from './prepared-name.js';
-import { SCORE_PARAMS } from './weights.js';
+import { editRatio, lrAlike, osaDoubled, VOWEL as VOWELS } from './edit-distance.js';
+import type { PreparedName } from './prepared-name.js';
+import { allDigits, hasDigit, PATRONYMIC_END } from './token-facts.js';
+import { SCORE_PARAMS as PARAMS } from './weights.js';
+
+// the tables this module reads as its own constants (packed-name.ts's PACKED says why)
+const VOWEL = VOWELS;
+const SCORE_PARAMS = PARAMS;
 
 /** An initial against a token with that first letter. */
 const INITIAL_SIM = 0.9;
