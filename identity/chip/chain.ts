@@ -9,6 +9,7 @@ import {
   issuedBy,
   parseCertificate,
   parseCrl,
+  sha256Hex,
 } from './certificates.js';
 
 /** What the chain is checked against: CSCA certificates and CRLs (DER), and the store's version for evidence. */
@@ -18,18 +19,24 @@ export interface TrustAnchors {
   version: number | null;
 }
 
-/** Parsed anchors (a worker parses a store version once and reuses it). */
-export interface ParsedAnchors {
-  cscas: Certificate[];
-  crls: Crl[];
+/** The same grouped by country (ISO alpha-2 of the certificate's subject / the CRL's issuer), as the service's
+ * trust store holds them: only the Document Signer's country is ever parsed. */
+export interface AnchorsByCountry {
   version: number | null;
+  countries: Record<string, { cscas: Uint8Array[]; crls: Uint8Array[] }>;
+}
+
+/** Anchors as the chain reads them. */
+export interface ParsedAnchors {
+  version: number | null;
+  cscasOf(country: string | null): Certificate[];
+  crlsOf(country: string | null): Crl[];
   /** anchors that did not parse (they are skipped, and shown) */
   skipped: string[];
 }
 
-export function parseAnchors(t: TrustAnchors): ParsedAnchors {
-  const skipped: string[] = [];
-  const keep = <T>(f: () => T): T[] => {
+function keeper(skipped: string[]) {
+  return <T>(f: () => T): T[] => {
     try {
       return [f()];
     } catch (err) {
@@ -37,10 +44,42 @@ export function parseAnchors(t: TrustAnchors): ParsedAnchors {
       return [];
     }
   };
+}
+
+/** Parses every anchor at once (the CLI, tests). */
+export function parseAnchors(t: TrustAnchors): ParsedAnchors {
+  const skipped: string[] = [];
+  const keep = keeper(skipped);
+  const cscas = t.cscas.flatMap((d) => keep(() => parseCertificate(d)));
+  const crls = t.crls.flatMap((d) => keep(() => parseCrl(d)));
   return {
-    cscas: t.cscas.flatMap((d) => keep(() => parseCertificate(d))),
-    crls: t.crls.flatMap((d) => keep(() => parseCrl(d))),
     version: t.version,
+    cscasOf: (country) => cscas.filter((c) => c.country === country),
+    crlsOf: (country) => crls.filter((c) => c.country === country),
+    skipped,
+  };
+}
+
+/** Parses a country's anchors when a chain first needs them; `cache` (by SHA-256 of the DER) keeps what a thread
+ * has parsed across calls, so a trust store of every state costs only the countries actually seen. */
+export function lazyAnchors(a: AnchorsByCountry, cache: Map<string, Certificate | Crl>): ParsedAnchors {
+  const skipped: string[] = [];
+  const keep = keeper(skipped);
+  const memo = <T extends Certificate | Crl>(der: Uint8Array, parse: (d: Uint8Array) => T): T[] => {
+    const key = sha256Hex(der);
+    const hit = cache.get(key) as T | undefined;
+    if (hit) return [hit];
+    return keep(() => {
+      const v = parse(der);
+      cache.set(key, v);
+      return v;
+    });
+  };
+  const of = (country: string | null) => (country ? a.countries[country] : undefined);
+  return {
+    version: a.version,
+    cscasOf: (country) => (of(country)?.cscas ?? []).flatMap((d) => memo(d, parseCertificate)),
+    crlsOf: (country) => (of(country)?.crls ?? []).flatMap((d) => memo(d, parseCrl)),
     skipped,
   };
 }
@@ -92,14 +131,14 @@ export function chainToCsca(
     crl: null,
     revoked: false,
   };
-  const ofCountry = anchors.cscas.filter((c) => c.country === country);
+  const ofCountry = anchors.cscasOf(country);
   if (!ofCountry.length) return { ...base, trusted: false, failure: 'no_csca_for_country' };
   // a state has several CSCAs over time (and link certificates): prefer one valid at signing time
   const issuers = ofCountry.filter((c) => issuedBy(ds, c));
   const csca = issuers.find((c) => within(c, signedAt.time)) ?? issuers[0];
   if (!csca) return { ...base, trusted: false, failure: 'not_issued_by_csca' };
   const withCsca = { ...base, csca: certificateSummary(csca) };
-  const crl = newestCrl(anchors.crls, csca);
+  const crl = newestCrl(anchors.crlsOf(csca.country), csca);
   const crlView = crl
     ? {
         issuer: crl.issuer,

@@ -10,7 +10,14 @@ export {
   parseCrl,
   sha256Hex,
 } from './certificates.js';
-export { type ChainResult, type ParsedAnchors, parseAnchors, type TrustAnchors } from './chain.js';
+export {
+  type AnchorsByCountry,
+  type ChainResult,
+  lazyAnchors,
+  type ParsedAnchors,
+  parseAnchors,
+  type TrustAnchors,
+} from './chain.js';
 export { alpha2Of } from './countries.js';
 export { checkDataGroupEnvelope, DG_TAGS, type Portrait, parsePortrait } from './data-groups.js';
 export { type MasterList, readMasterList } from './master-list.js';

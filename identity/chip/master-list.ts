@@ -1,9 +1,8 @@
 // CSCA master lists (ICAO 9303-12 §9, as published by ICAO's PKD and by states such as Germany's BSI): a CMS
 // SignedData whose content is a CscaMasterList ::= SEQUENCE { version INTEGER, certList SET OF Certificate }.
-import type * as asn1js from 'asn1js';
-import { type Certificate, certificateSummary, fromBer, issuedBy, parseCertificate } from './certificates.js';
+import { type Certificate, certificateSummary, issuedBy, parseCertificate } from './certificates.js';
 import { embeddedSigner, OIDS, parseSignedCms, verifyCms } from './cms.js';
-import { ChipFormatError } from './tlv.js';
+import { ChipFormatError, readTlv, readWhole } from './tlv.js';
 
 export interface MasterList {
   /** the CSCA certificates it carries (link certificates included) */
@@ -53,20 +52,28 @@ export function readMasterList(bytes: Uint8Array, store: Certificate[], now = ne
   };
 }
 
+/** The certificates of certList, read TLV by TLV (a list of every state holds hundreds of certificates: more ASN.1
+ * nodes than a whole-tree parse allows). */
 function certList(content: Uint8Array): { cscas: Certificate[]; skipped: string[] } {
-  const seq = fromBer(content, 'master_list') as asn1js.Sequence;
-  const set = seq.valueBlock?.value?.[1] as asn1js.Set | undefined;
-  if (!set?.valueBlock?.value) {
-    throw new ChipFormatError('master_list_malformed', 'master list: no certList');
+  const list = readWhole(content, 0x30, 'CscaMasterList');
+  const version = readTlv(list.value, 0, 'CscaMasterList');
+  const set = readTlv(list.value, version.end, 'CscaMasterList');
+  if (version.tag !== 0x02 || set.tag !== 0x31) {
+    throw new ChipFormatError(
+      'master_list_malformed',
+      'master list: not {version, certList SET OF Certificate}',
+    );
   }
   const cscas: Certificate[] = [];
   const skipped: string[] = [];
-  for (const el of set.valueBlock.value) {
+  for (let at = 0; at < set.value.length; ) {
+    const cert = readTlv(set.value, at, 'certList');
     try {
-      cscas.push(parseCertificate(new Uint8Array(el.valueBeforeDecodeView)));
+      cscas.push(parseCertificate(set.value.subarray(at, cert.end)));
     } catch (err) {
       skipped.push((err as Error).message);
     }
+    at = cert.end;
   }
   return { cscas, skipped };
 }

@@ -62,8 +62,8 @@ export async function verifyChipCommand(argv: string[]): Promise<number> {
   const anchors = parseAnchors({ cscas, crls, version: null });
   const { trust_store_version: _v, ...report } = verifyChip(data, anchors);
   const trust = {
-    cscas: anchors.cscas.length,
-    crls: anchors.crls.length,
+    cscas: cscas.length,
+    crls: crls.length,
     master_lists: masterLists,
     skipped: anchors.skipped,
   };

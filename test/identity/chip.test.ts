@@ -265,6 +265,26 @@ describe('passive and active authentication of generated chips', () => {
     }
   });
 
+  it("lazy anchors parse only the Document Signer's country, once per thread cache", async () => {
+    const c = await chip('p256');
+    const cache = new Map();
+    const anchors = {
+      version: 3,
+      countries: {
+        UT: { cscas: [c.csca.der], crls: [] },
+        ZZ: { cscas: [randomBytes(100)], crls: [randomBytes(50)] },
+      },
+    };
+    const r = verifyChip(c.data, lazyAnchors(anchors, cache));
+    expect(r.verified).toBe(true);
+    expect(r.trust_store_version).toBe(3);
+    expect(cache.size).toBe(1);
+    const again = lazyAnchors(anchors, cache);
+    expect(verifyChip(c.data, again).verified).toBe(true);
+    expect(again.skipped).toEqual([]);
+    expect(cache.size).toBe(1);
+  });
+
   it('without a challenge Active Authentication is not evaluated; DG15 is reported', async () => {
     const c = await chip('p256');
     const r = verifyChip({ ...c.data, active_authentication: null }, c.anchors);
