@@ -12,6 +12,7 @@ import {
   type ChipData,
   ChipFormatError,
   type ChipReport,
+  lazyAnchors,
   mrzMatchesVisual,
   parseAnchors,
   parseCertificate,
