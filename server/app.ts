@@ -65,6 +65,9 @@ import { type LocalS3, startLocalS3 } from './storage/local-s3.js';
 import { createObjectStore, ensureBucket, type ObjectStore } from './storage/s3.js';
 import { templateRoutes } from './templates/template-routes.js';
 import { tenantRoutes } from './tenants/tenant-routes.js';
+import { TrustPool } from './trust-store/trust-pool.js';
+import { TrustAnchors } from './trust-store/trust-store.js';
+import { trustStoreRoutes } from './trust-store/trust-store-routes.js';
 import { startWebhookDeliveryWorker } from './webhooks/delivery-worker.js';
 import { startOutboxRelay } from './webhooks/outbox-relay.js';
 import { webhookRoutes } from './webhooks/webhook-routes.js';
@@ -271,7 +274,14 @@ function serviceDeps(
     previewTtlSeconds: config.DOCUMENT_PREVIEW_TTL_SECONDS,
     resumeFlow: resumeFlowAfterDocuments(flowDeps),
   };
-  return { webhookDeps, flowDeps, sessionSettings, documentDeps };
+  // the ePassport trust store: its uploads are read on their own thread, its anchors cached by version
+  const trustStoreDeps = {
+    sql,
+    pool: new TrustPool(),
+    anchors: new TrustAnchors(sql),
+    maxBytes: config.TRUST_STORE_MAX_BYTES,
+  };
+  return { webhookDeps, flowDeps, sessionSettings, documentDeps, trustStoreDeps };
 }
 
 /** Every route of the API, by feature. */
@@ -291,6 +301,7 @@ function apiRoutes(d: {
   documentDeps: DocumentDeps;
   webhookDeps: Parameters<typeof webhookRoutes>[0];
   sessionSettings: SessionSettings;
+  trustStoreDeps: Parameters<typeof trustStoreRoutes>[0];
   /** the S3 endpoint in use (undefined = AWS): document previews come from there */
   s3Endpoint: string | undefined;
   /** capture-quality verdicts (threads of role `quality`) */
@@ -305,6 +316,7 @@ function apiRoutes(d: {
     ...datasetOperatorRoutes(sql),
     ...feedRoutes(sql),
     ...fatfRoutes({ sql, kv, onChange: refreshFatf }),
+    ...trustStoreRoutes(d.trustStoreDeps),
     ...flowRoutes({
       ...flowDeps,
       rateLimit: { limit: config.PK_RATE_LIMIT, window_s: config.PK_RATE_WINDOW_S },
@@ -466,7 +478,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
 
   const datasets = new DatasetActivation({ ...datasetDeps, pool, metrics, log });
 
-  const { webhookDeps, flowDeps, sessionSettings, documentDeps } = serviceDeps(config, {
+  const { webhookDeps, flowDeps, sessionSettings, documentDeps, trustStoreDeps } = serviceDeps(config, {
     sql,
     redis,
     bus,
@@ -511,6 +523,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     documentDeps,
     webhookDeps,
     sessionSettings,
+    trustStoreDeps,
     s3Endpoint: s3.endpoint,
     qualityPool,
   });
@@ -599,6 +612,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     await datasets.stop();
     await pool.close();
     await qualityPool.close();
+    await trustStoreDeps.pool.close();
     await nats.drain().catch(() => {});
     redis.disconnect();
     await watchdog.stop();

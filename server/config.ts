@@ -155,6 +155,19 @@ export const Env = Type.Object({
   DOCUMENT_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, default: 10 * 1024 * 1024 }),
   DOCUMENT_UPLOAD_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 900 }),
   DOCUMENT_PREVIEW_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
+  CHIP_MAX_BYTES: Type.Integer({
+    minimum: 16 * 1024,
+    maximum: 16 * 1024 * 1024,
+    default: 1024 * 1024,
+    description:
+      'largest chip submission (EF.SOD and every data group, decoded); its base64 body is capped to match',
+  }),
+  TRUST_STORE_MAX_BYTES: Type.Integer({
+    minimum: 64 * 1024,
+    maximum: 64 * 1024 * 1024,
+    default: 16 * 1024 * 1024,
+    description: 'largest master list, CSCA certificate or CRL loaded into the trust store (decoded)',
+  }),
   DEMO: Type.Boolean({
     default: true,
     description: 'create a demo tenant and dataset on first start (development only)',

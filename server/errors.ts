@@ -61,6 +61,23 @@ export const ERRORS = {
       'This flow needs biometric processing (selfie / face match): the applicant must give consent.biometric = true',
     loc: ['body', 'applicant', 'consent', 'biometric'],
   },
+  chip_not_accepted: {
+    status: 422,
+    message: "This document does not take chip data (its flow's template, or its document type)",
+    loc: ['path', 'document_id'],
+  },
+  chip_data_invalid: { status: 422, message: 'The chip data is not what it claims to be', loc: ['body'] },
+  chip_challenge_invalid: {
+    status: 422,
+    message: 'The Active Authentication challenge is unknown, used, expired or for another document',
+    loc: ['body', 'active_authentication', 'challenge_id'],
+  },
+  chip_already_submitted: { status: 409, message: "This document's chip data was submitted already" },
+  trust_store_file_invalid: {
+    status: 422,
+    message: 'The file is not a valid master list, CSCA certificate or CRL for the trust store',
+    loc: ['body', 'data'],
+  },
   rate_limited: { status: 429, message: 'Too many requests' },
   login_locked: { status: 429, message: 'Too many failed sign-in attempts; try again later' },
   internal_error: { status: 500, message: 'Internal error' },

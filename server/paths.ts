@@ -23,4 +23,5 @@ export const ROOT = findRoot();
 export const MIGRATIONS_DIR = join(ROOT, 'server', 'db', 'migrations');
 export const MATCHER_WORKER = join(ROOT, 'dist', 'matcher', 'worker.js');
 export const IDENTITY_WORKER = join(ROOT, 'dist', 'identity', 'worker.js');
+export const TRUST_WORKER = join(ROOT, 'dist', 'identity', 'chip', 'trust-worker.js');
 export const DEMO_DATASET_DIR = join(ROOT, 'ingest', 'fixtures', 'demo');

@@ -1,6 +1,7 @@
 // CSCA master lists (ICAO 9303-12 §9, as published by ICAO's PKD and by states such as Germany's BSI): a CMS
 // SignedData whose content is a CscaMasterList ::= SEQUENCE { version INTEGER, certList SET OF Certificate }.
 import { type Certificate, certificateSummary, issuedBy, parseCertificate } from './certificates.js';
+import type { ParsedAnchors } from './chain.js';
 import { embeddedSigner, OIDS, parseSignedCms, verifyCms } from './cms.js';
 import { ChipFormatError, readTlv, readWhole } from './tlv.js';
 
@@ -24,7 +25,11 @@ const invalid = (why: string) => new ChipFormatError('master_list_invalid', `mas
  * valid at signing time and issued by a CSCA of its own country, found in `store` or in the list itself.
  * Throws a ChipFormatError: master_list_malformed (not a master list) or master_list_invalid (it does not verify).
  */
-export function readMasterList(bytes: Uint8Array, store: Certificate[], now = new Date()): MasterList {
+export function readMasterList(
+  bytes: Uint8Array,
+  store: Pick<ParsedAnchors, 'cscasOf'>,
+  now = new Date(),
+): MasterList {
   const cms = parseSignedCms(bytes, 'master_list');
   if (cms.content_type !== OIDS.cscaMasterList) {
     throw new ChipFormatError('master_list_malformed', `master list: content type ${cms.content_type}`);
@@ -41,7 +46,11 @@ export function readMasterList(bytes: Uint8Array, store: Certificate[], now = ne
     throw invalid(`its signer certificate was not valid at ${at.toISOString()}`);
   }
   const sameCountry = (c: Certificate) => c.country === signer.issuer_country && issuedBy(signer, c);
-  const issuer = store.some(sameCountry) ? 'trust_store' : cscas.some(sameCountry) ? 'master_list' : null;
+  const issuer = store.cscasOf(signer.issuer_country).some(sameCountry)
+    ? 'trust_store'
+    : cscas.some(sameCountry)
+      ? 'master_list'
+      : null;
   if (!issuer) throw invalid(`its signer (${signer.subject}) was not issued by a CSCA of its country`);
   return {
     cscas,

@@ -7,7 +7,6 @@ import {
   type ChipData,
   ChipFormatError,
   parseAnchors,
-  parseCertificate,
   readMasterList,
   verifyChip,
 } from '../../identity/chip/index.js';
@@ -44,7 +43,7 @@ export async function verifyChipCommand(argv: string[]): Promise<number> {
   const masterLists = [];
   for (const path of flags['master-list'] ?? []) {
     try {
-      const ml = readMasterList(await load(path), cscas.map(parseCertificate));
+      const ml = readMasterList(await load(path), parseAnchors({ cscas, crls: [], version: null }));
       cscas.push(...ml.cscas.map((c) => c.der));
       masterLists.push({
         path,
