@@ -156,7 +156,11 @@ export function Capture(props: CaptureProps) {
       )}
       {phase.name === 'preview' && <img class="preview" src={phase.url} alt={t('capture.preview_alt')} />}
       {live && feedback && (
-        <p class={`feedback ${feedback === 'feedback.good' ? 'good' : ''}`} data-feedback={feedback}>
+        <p
+          class={`feedback ${feedback === 'feedback.good' ? 'good' : ''}`}
+          data-feedback={feedback}
+          aria-live="polite"
+        >
           {t(feedback)}
         </p>
       )}
