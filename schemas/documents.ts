@@ -15,7 +15,8 @@ export const UploadDocType = StringEnum(UPLOAD_DOC_TYPES, {
 });
 export type UploadDocType = Static<typeof UploadDocType>;
 
-/** pending → uploaded (client called complete) → verified | rejected (after HeadObject, size and magic bytes). */
+/** pending → uploaded (client called complete: the upload is sealed) → verified | rejected (size and magic bytes);
+ * verified → rejected when a later read finds other bytes than the verified ones (integrity_mismatch). */
 export const UPLOAD_STATUSES = ['pending', 'uploaded', 'verified', 'rejected'] as const;
 export const UploadStatus = StringEnum(UPLOAD_STATUSES, { title: 'UploadStatus' });
 export type UploadStatus = Static<typeof UploadStatus>;
@@ -27,7 +28,14 @@ export const DocumentMimeType = StringEnum(DOCUMENT_MIME_TYPES, {
 });
 export type DocumentMimeType = Static<typeof DocumentMimeType>;
 
-export const REJECTION_REASONS = ['object_missing', 'empty', 'too_large', 'content_mismatch'] as const;
+/** integrity_mismatch: after verification, the stored bytes were found not to be the verified ones (SHA-256 or size) */
+export const REJECTION_REASONS = [
+  'object_missing',
+  'empty',
+  'too_large',
+  'content_mismatch',
+  'integrity_mismatch',
+] as const;
 
 /** What the identity worker did with a verified upload: `pending` (queued or reading), `done` (read: the
  * document/selfie check uses it), `not_applicable` (a type that is not read, e.g. proof_of_address). */
@@ -92,6 +100,13 @@ export const DocumentOut = Type.Object(
     upload_status: UploadStatus,
     rejection_reason: Nullable(StringEnum(REJECTION_REASONS)),
     size_bytes: Nullable(Type.Integer()),
+    sha256: Nullable(
+      Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description:
+          'SHA-256 (hex) of the verified bytes: every later read (preview, analysis) is checked against it and size_bytes',
+      }),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
     completed_at: NullableTimestamp,

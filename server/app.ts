@@ -336,6 +336,7 @@ function apiRoutes(d: {
     ...documentQualityRoutes({
       sql,
       store: documentDeps.store,
+      log,
       maxBytes: config.DOCUMENT_MAX_BYTES,
       measure: (image, selfie) => d.qualityPool.quality(image, selfie),
     }),

@@ -27,6 +27,10 @@ export const ERRORS = {
       'The applicant has open flows (PENDING, AWAITING_INPUT, PROCESSING, NEEDS_REVIEW); erasure is refused',
   },
   document_state_conflict: { status: 409, message: 'The document is not in a state that allows this action' },
+  document_integrity_failed: {
+    status: 409,
+    message: 'The stored bytes are not the bytes that were verified: the document is rejected',
+  },
   already_exists: { status: 409, message: 'A resource with the same unique key already exists' },
   alert_state_conflict: { status: 409, message: 'The alert is not in a state that allows this action' },
   alert_nothing_pending: { status: 409, message: 'No disposition of this alert is pending approval' },

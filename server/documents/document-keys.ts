@@ -1,11 +1,18 @@
 /** Object keys are per tenant and per applicant, so that erasure deletes one prefix:
- * tenants/<tenant_id>/applicants/<applicant_id>/documents/<document_id> */
+ * tenants/<tenant_id>/applicants/<applicant_id>/documents/<document_id> (sealed) and …/uploads/<document_id> */
 export function applicantPrefix(tenantId: string, applicantId: string): string {
   return `tenants/${tenantId}/applicants/${applicantId}/`;
 }
 
+/** Where the verified bytes live (the sealed copy): only the service writes here. */
 export function documentKey(tenantId: string, applicantId: string, documentId: string): string {
   return `${applicantPrefix(tenantId, applicantId)}documents/${documentId}`;
+}
+
+/** Where the presigned PUT writes: read until `complete` seals it, never after (the URL stays valid for its
+ * lifetime, so what lands here later is read by nothing; erasure removes it with the prefix). */
+export function uploadKey(tenantId: string, applicantId: string, documentId: string): string {
+  return `${applicantPrefix(tenantId, applicantId)}uploads/${documentId}`;
 }
 
 /** Magic-byte sniffing of the accepted formats; undefined when the bytes are none of them. */

@@ -19,7 +19,8 @@ import { type Sql, transaction } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ObjectStore } from '../storage/s3.js';
-import { documentKey, sniffMime } from './document-keys.js';
+import { documentKey, sniffMime, uploadKey } from './document-keys.js';
+import { dropUpload, readDocumentObject, sealUpload, sha256Hex } from './document-object.js';
 
 export interface DocumentDeps {
   sql: Sql;
@@ -54,9 +55,12 @@ export interface DocumentRow {
   side: DocumentOut['side'];
   mime_type: DocumentMimeType;
   storage_key: string;
+  /** where the presigned PUT writes (null on rows from before sealing) */
+  upload_key: string | null;
   upload_status: UploadStatus;
   rejection_reason: DocumentOut['rejection_reason'];
   size_bytes: string | null;
+  sha256: string | null;
   upload_expires_at: Date;
   created_at: Date;
   updated_at: Date;
@@ -76,6 +80,7 @@ export function documentOut(d: DocumentRow): DocumentOut {
     upload_status: d.upload_status,
     rejection_reason: d.rejection_reason,
     size_bytes: d.size_bytes === null ? null : Number(d.size_bytes),
+    sha256: d.sha256,
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at.toISOString(),
     completed_at: d.completed_at?.toISOString() ?? null,
@@ -119,18 +124,19 @@ export async function createDocument(
   const id = randomUUID();
   const mime: DocumentMimeType = input.mime_type ?? 'image/jpeg';
   const key = documentKey(tenantId, flow.applicant_id, id);
+  const upload = uploadKey(tenantId, flow.applicant_id, id);
   const expiresIn = deps.uploadTtlSeconds;
   const url = await getSignedUrl(
     store.client,
-    new PutObjectCommand({ Bucket: store.bucket, Key: key, ContentType: mime }),
+    new PutObjectCommand({ Bucket: store.bucket, Key: upload, ContentType: mime }),
     { expiresIn, signableHeaders: new Set(['content-type']) },
   );
   const row = await transaction(sql, async (tx) => {
     const [d] = await tx<DocumentRow[]>`
       insert into documents (id, tenant_id, flow_id, applicant_id, doc_type, side, mime_type, storage_key,
-                             upload_expires_at)
+                             upload_key, upload_expires_at)
       values (${id}, ${tenantId}, ${flowId}, ${flow.applicant_id}, ${input.doc_type}, ${side}, ${mime}, ${key},
-              now() + make_interval(secs => ${expiresIn}))
+              ${upload}, now() + make_interval(secs => ${expiresIn}))
       returning *`;
     if (!d) throw new Error('document insert returned nothing');
     await writeAudit(tx, {
@@ -246,7 +252,9 @@ export async function flowDocuments(sql: Sql, tenantId: string, flowId: string):
 export const verifyJobId = (documentId: string) => `document_verify:${documentId}`;
 export const analyzeJobId = (documentId: string) => `document_analyze:${documentId}`;
 
-/** The client says the bytes are uploaded: pending|uploaded → uploaded, and the verification job is queued. */
+/** The client says the bytes are uploaded: pending → uploaded seals them (a copy the upload URL cannot reach, made
+ * under the row's lock so that two completes cannot seal different bytes), uploaded → uploaded only queues the
+ * verification again. */
 export async function completeDocument(
   deps: DocumentDeps,
   principal: Principal,
@@ -257,6 +265,9 @@ export async function completeDocument(
 ): Promise<{ document_id: string; upload_status: UploadStatus }> {
   await documentOf(deps.sql, tenantId, flowId, id);
   const moved = await transaction(deps.sql, async (tx) => {
+    const [cur] = await tx<DocumentRow[]>`
+      select * from documents where id = ${id} and tenant_id = ${tenantId} for update`;
+    if (cur?.upload_status === 'pending') await sealUpload(deps.store, cur);
     const [d] = await tx<DocumentRow[]>`
       update documents set upload_status = 'uploaded', completed_at = coalesce(completed_at, now()), updated_at = now()
       where id = ${id} and tenant_id = ${tenantId} and upload_status in ('pending', 'uploaded')
@@ -280,6 +291,7 @@ export async function completeDocument(
       details: { upload_status: cur.upload_status },
     });
   }
+  await dropUpload(deps.store, deps.log, moved);
   await deps.bus.publishJob('document_verify', { document_id: id, tenant_id: tenantId }, verifyJobId(id));
   return { document_id: id, upload_status: 'uploaded' };
 }
@@ -292,6 +304,8 @@ export async function previewDocument(deps: DocumentDeps, tenantId: string, flow
       details: { upload_status: d.upload_status },
     });
   }
+  // the operator is shown the verified bytes or nothing: a mismatch rejects the document (409)
+  await readDocumentObject(deps, d, 'preview');
   const expiresIn = deps.previewTtlSeconds;
   const url = await getSignedUrl(
     deps.store.client,
@@ -315,8 +329,9 @@ export async function previewDocument(deps: DocumentDeps, tenantId: string, flow
 
 type Rejection = NonNullable<DocumentOut['rejection_reason']>;
 
-/** The verification job: HeadObject (exists, size), the first bytes (magic numbers) → verified | rejected.
- * Rejected bytes are deleted at once. Idempotent: a document that is no longer `uploaded` is left alone. */
+/** The verification job: the sealed bytes (size, magic numbers) → verified with their SHA-256 and size, which every
+ * later read checks, or rejected (the bytes deleted at once). Idempotent: a document that is no longer `uploaded` is
+ * left alone. */
 export async function verifyDocument(deps: DocumentDeps, documentId: string): Promise<UploadStatus | 'noop'> {
   const { sql, store } = deps;
   const [d] = await sql<DocumentRow[]>`select * from documents where id = ${documentId}`;
@@ -326,25 +341,19 @@ export async function verifyDocument(deps: DocumentDeps, documentId: string): Pr
     return 'noop';
   }
   if (d?.upload_status !== 'uploaded') return 'noop';
-  let size: number | undefined;
+  const read = await readDocumentObject(deps, d, 'verification');
   let reason: Rejection | undefined;
-  try {
-    const head = await store.client.send(new HeadObjectCommand({ Bucket: store.bucket, Key: d.storage_key }));
-    size = head.ContentLength ?? 0;
-  } catch (err) {
-    const name = (err as { name?: string }).name;
-    if (name !== 'NotFound' && name !== 'NoSuchKey') throw err;
-    reason = 'object_missing';
-  }
-  if (!reason && size === 0) reason = 'empty';
-  if (!reason && size !== undefined && size > deps.maxBytes) reason = 'too_large';
-  if (!reason) {
-    const res = await store.client.send(
-      new GetObjectCommand({ Bucket: store.bucket, Key: d.storage_key, Range: 'bytes=0-31' }),
-    );
-    // always consume the body: an unread stream holds the socket
-    const head = res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
-    if (sniffMime(head) !== d.mime_type) reason = 'content_mismatch';
+  let size: number | undefined;
+  let sha256: string | null = null;
+  if (read.kind === 'missing') reason = 'object_missing';
+  else if (read.kind === 'too_large') {
+    reason = 'too_large';
+    size = read.size;
+  } else {
+    size = read.bytes.length;
+    if (size === 0) reason = 'empty';
+    else if (sniffMime(read.bytes.subarray(0, 32)) !== d.mime_type) reason = 'content_mismatch';
+    else sha256 = sha256Hex(read.bytes);
   }
   if (reason && reason !== 'object_missing') {
     await store.client.send(new DeleteObjectCommand({ Bucket: store.bucket, Key: d.storage_key }));
@@ -352,7 +361,7 @@ export async function verifyDocument(deps: DocumentDeps, documentId: string): Pr
   const status: UploadStatus = reason ? 'rejected' : 'verified';
   const [updated] = await sql<DocumentRow[]>`
     update documents set upload_status = ${status}, rejection_reason = ${reason ?? null}, size_bytes = ${size ?? null},
-      verified_at = ${reason ? null : new Date()}, updated_at = now()
+      sha256 = ${sha256}, verified_at = ${reason ? null : new Date()}, updated_at = now()
     where id = ${documentId} and upload_status = 'uploaded'
     returning *`;
   if (!updated) return 'noop';
@@ -364,7 +373,7 @@ export async function verifyDocument(deps: DocumentDeps, documentId: string): Pr
     resource_type: 'document',
     resource_id: d.id,
     request_id: null,
-    details: { flow_id: d.flow_id, ...(reason ? { reason } : {}), size_bytes: size ?? null },
+    details: { flow_id: d.flow_id, ...(reason ? { reason } : {}), size_bytes: size ?? null, sha256 },
   });
   if (!reason) await afterVerified(deps, d);
   return status;

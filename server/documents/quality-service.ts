@@ -1,13 +1,15 @@
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { CaptureQuality } from '../../identity/quality.js';
 import type { DocumentQualityOut } from '../../schemas/documents.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
+import type { Logger } from '../log.js';
 import type { ObjectStore } from '../storage/s3.js';
+import { readDocumentObject, type StoredDocument } from './document-object.js';
 
 export interface QualityDeps {
   sql: Sql;
   store: ObjectStore;
+  log: Logger;
   /** DOCUMENT_MAX_BYTES: a larger object is never downloaded */
   maxBytes: number;
   /** the capture-quality measures of one image, on an identity thread of role `quality` */
@@ -52,11 +54,9 @@ export function qualityVerdict(q: CaptureQuality, docType: string, side: string)
   };
 }
 
-interface QualityDoc {
+interface QualityDoc extends StoredDocument {
   doc_type: string;
   side: string;
-  storage_key: string;
-  upload_status: string;
 }
 
 /** The synchronous capture verdict on an uploaded image (docs/journey.md "Capture quality"): the object as it is in
@@ -68,30 +68,19 @@ export async function documentQuality(
   documentId: string,
 ): Promise<DocumentQualityOut> {
   const [d] = await deps.sql<QualityDoc[]>`
-    select d.doc_type, d.side, d.storage_key, d.upload_status
+    select d.id, d.tenant_id, d.flow_id, d.doc_type, d.side, d.upload_status, d.storage_key, d.upload_key, d.sha256,
+           d.size_bytes
     from documents d join applicants a on a.id = d.applicant_id and a.tenant_id = d.tenant_id
     where d.id = ${documentId} and d.flow_id = ${flowId} and d.tenant_id = ${tenantId} and a.erased_at is null`;
   if (!d) throw new ApiError('not_found', { message: 'Document not found' });
   const conflict = (reason: string, message: string) =>
     new ApiError('document_state_conflict', { message, details: { upload_status: d.upload_status, reason } });
   if (d.upload_status === 'rejected') throw conflict('rejected', 'The upload was rejected');
-  const size = await objectSize(deps.store, d.storage_key);
-  if (size === null) throw conflict('object_missing', 'Nothing has been uploaded for this document yet');
-  if (size > deps.maxBytes)
-    throw conflict('too_large', `The upload has ${size} bytes, limit ${deps.maxBytes}`);
-  const bytes = await deps.store.get(d.storage_key);
-  if (!bytes) throw conflict('object_missing', 'Nothing has been uploaded for this document yet');
-  const q = await deps.measure(bytes, d.doc_type === 'selfie');
+  const read = await readDocumentObject(deps, d, 'quality');
+  if (read.kind === 'missing')
+    throw conflict('object_missing', 'Nothing has been uploaded for this document yet');
+  if (read.kind === 'too_large')
+    throw conflict('too_large', `The upload has ${read.size} bytes, limit ${deps.maxBytes}`);
+  const q = await deps.measure(read.bytes, d.doc_type === 'selfie');
   return qualityVerdict(q, d.doc_type, d.side);
-}
-
-async function objectSize(store: ObjectStore, key: string): Promise<number | null> {
-  try {
-    const head = await store.client.send(new HeadObjectCommand({ Bucket: store.bucket, Key: key }));
-    return head.ContentLength ?? 0;
-  } catch (err) {
-    const name = (err as { name?: string }).name;
-    if (name === 'NotFound' || name === 'NoSuchKey') return null;
-    throw err;
-  }
 }

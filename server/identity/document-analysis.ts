@@ -1,8 +1,9 @@
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { IdentityResult } from '../../identity/worker.js';
 import type { Bus } from '../bus/jetstream.js';
 import { type RunningWorker, runWorker } from '../bus/jetstream.js';
 import { json, type Sql, transaction } from '../db/sql.js';
+import { readDocumentObject, type StoredDocument } from '../documents/document-object.js';
+import { ApiError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ObjectStore } from '../storage/s3.js';
 import type { IdentityPool } from './identity-pool.js';
@@ -21,13 +22,9 @@ export interface AnalysisDeps {
   concurrency: number;
 }
 
-interface DocToRead {
-  id: string;
-  tenant_id: string;
-  flow_id: string;
+interface DocToRead extends StoredDocument {
   applicant_id: string;
   doc_type: string;
-  storage_key: string;
   consent: { biometric?: boolean } | null;
   analysed: boolean;
 }
@@ -43,9 +40,10 @@ export function facesWithoutEmbeddings(r: IdentityResult) {
  * biometric consent. Idempotent: an upload read already is not read again. Then the flow is offered to resume.
  */
 export async function analyzeDocument(deps: AnalysisDeps, documentId: string): Promise<'analysed' | 'noop'> {
-  const { sql, store } = deps;
+  const { sql } = deps;
   const [d] = await sql<DocToRead[]>`
-    select d.id, d.tenant_id, d.flow_id, d.applicant_id, d.doc_type, d.storage_key, a.consent,
+    select d.id, d.tenant_id, d.flow_id, d.applicant_id, d.doc_type, d.upload_status, d.storage_key, d.upload_key,
+           d.sha256, d.size_bytes, a.consent,
            exists(select 1 from document_readings r where r.document_id = d.id) as analysed
     from documents d join applicants a on a.id = d.applicant_id and a.tenant_id = d.tenant_id
     where d.id = ${documentId} and d.upload_status = 'verified' and a.erased_at is null`;
@@ -54,24 +52,14 @@ export async function analyzeDocument(deps: AnalysisDeps, documentId: string): P
     const kind = d.doc_type === 'selfie' ? ('selfie' as const) : ('document' as const);
     let result: IdentityResult | undefined;
     let error: string | null = null;
-    let size = 0;
-    try {
-      const head = await store.client.send(
-        new HeadObjectCommand({ Bucket: store.bucket, Key: d.storage_key }),
-      );
-      size = head.ContentLength ?? 0;
-    } catch (err) {
-      const name = (err as { name?: string }).name;
-      if (name !== 'NotFound' && name !== 'NoSuchKey') throw err;
-      error = 'object_missing';
+    const read = await readVerified(deps, d);
+    if (read === undefined) {
+      // other bytes than the verified ones: the document is rejected (integrity_mismatch), nothing is read
+      await deps.onAnalysed(d.tenant_id, d.flow_id);
+      return 'noop';
     }
-    if (!error && size > deps.maxBytes) error = 'too_large';
-    if (!error) {
-      const bytes = await store.get(d.storage_key);
-      if (!bytes) error = 'object_missing';
-      else if (bytes.length > deps.maxBytes) error = 'too_large';
-      else result = await deps.pool.analyze({ kind, image: bytes });
-    }
+    if (read.kind === 'bytes') result = await deps.pool.analyze({ kind, image: read.bytes });
+    else error = read.kind === 'missing' ? 'object_missing' : 'too_large';
     const faces = result ? facesWithoutEmbeddings(result) : [];
     const biometric = d.consent?.biometric === true;
     await transaction(sql, async (tx) => {
@@ -106,6 +94,16 @@ export async function analyzeDocument(deps: AnalysisDeps, documentId: string): P
   }
   await deps.onAnalysed(d.tenant_id, d.flow_id);
   return d.analysed ? 'noop' : 'analysed';
+}
+
+/** The verified bytes, or undefined when they are not the verified ones any more (the read rejected the document). */
+async function readVerified(deps: AnalysisDeps, d: DocToRead) {
+  try {
+    return await readDocumentObject(deps, d, 'analysis');
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'document_integrity_failed') return undefined;
+    throw err;
+  }
 }
 
 /** Reads verified uploads on whichever worker process takes the job; the heavy work runs on the identity pool's
