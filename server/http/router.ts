@@ -93,12 +93,30 @@ export type Match =
   | { kind: 'method_not_allowed'; allowed: string[] }
   | { kind: 'not_found' };
 
+/** Whether route `a` matches every path that route `b` matches (segment by segment: a parameter matches anything,
+ * a static segment only itself). */
+function covers(
+  a: Pick<CompiledRoute, 'segments' | 'paramNames'>,
+  b: Pick<CompiledRoute, 'segments' | 'paramNames'>,
+) {
+  return (
+    a.segments.length === b.segments.length &&
+    a.segments.every(
+      (seg, i) => a.paramNames[i] !== null || (b.paramNames[i] === null && b.segments[i] === seg),
+    )
+  );
+}
+
 export class Router {
   readonly routes: CompiledRoute[] = [];
-  /** `METHOD /path` of the routes without path parameters that the scan in match() would find for exactly that
-   * path: one map lookup a request instead of a scan that splits the path and tries every route of its length */
+  /** `METHOD /path` of the routes without path parameters: one map lookup a request instead of a scan that splits
+   * the path and tries every route of its length */
   private readonly exact = new Map<string, CompiledRoute>();
 
+  /** Adds a route. A route that another of its method already answers for every path it matches is refused, so
+   * that a mistake in the route tables fails at start rather than leaving a route unreachable: the same path (its
+   * parameters named alike or not) twice, or a path shadowed by an earlier one (GET /v1/things/{id} before GET
+   * /v1/things/search: the scan finds the earlier first). */
   add(spec: RouteSpec<TSchema, TSchema, TSchema>): void {
     const segments = spec.path.split('/').slice(1);
     const compiled: CompiledRoute = {
@@ -108,14 +126,18 @@ export class Router {
       // a route without a query schema takes no query parameters: unknown ones are a 422, as in a schema's own
       validateQuery: compileValidator(spec.query ?? NO_QUERY, 'query'),
     };
+    const earlier = this.routes.find((r) => r.spec.method === spec.method && covers(r, compiled));
+    if (earlier) {
+      const how = covers(compiled, earlier) ? 'duplicates' : 'is shadowed by';
+      throw new Error(
+        `route ${spec.method} ${spec.path} (${spec.operationId}) ${how} ${earlier.spec.method} ${earlier.spec.path} ` +
+          `(${earlier.spec.operationId}), added earlier: it could never answer`,
+      );
+    }
     if (spec.body) compiled.validateBody = compileValidator(spec.body, 'body');
     if (spec.params) compiled.validateParams = compileValidator(spec.params, 'path');
-    // a route added earlier wins the scan (a parameter route may match this path): then this one is not exact
-    const key = `${spec.method} ${spec.path}`;
-    if (compiled.paramNames.every((n) => n === null) && !this.exact.has(key)) {
-      const earlier = this.scan(spec.method, spec.path);
-      if (earlier.kind !== 'found') this.exact.set(key, compiled);
-    }
+    // a path without parameters: one map lookup a request (no earlier route can match it: add() refused that)
+    if (compiled.paramNames.every((n) => n === null)) this.exact.set(`${spec.method} ${spec.path}`, compiled);
     this.routes.push(compiled);
   }
 
