@@ -62,7 +62,7 @@ import { policyRoutes } from './policy/policy-routes.js';
 import { MatcherPool } from './screening/matcher-pool.js';
 import { sessionRoutes } from './sessions/session-routes.js';
 import { type LocalS3, startLocalS3 } from './storage/local-s3.js';
-import { createObjectStore, ensureBucket, type ObjectStore } from './storage/s3.js';
+import { allowBrowserUploads, createObjectStore, ensureBucket, type ObjectStore } from './storage/s3.js';
 import { templateRoutes } from './templates/template-routes.js';
 import { tenantRoutes } from './tenants/tenant-routes.js';
 import { TrustPool } from './trust-store/trust-pool.js';
@@ -174,6 +174,7 @@ async function connectDependencies(config: Config, log: Logger) {
         : {}),
   });
   await dependency('s3', () => ensureBucket(store));
+  if (isLocalS3) await dependency('s3', () => allowBrowserUploads(store));
   // a server that stops answering without closing its connections: their queries are cut, requests get 503
   const watchdog = startDbWatchdog(config.DATABASE_URL, sockets, log);
   return { sql, redis, nats, bus, kv, s3, store, watchdog };

@@ -2,6 +2,7 @@ import {
   CreateBucketCommand,
   GetObjectCommand,
   HeadBucketCommand,
+  PutBucketCorsCommand,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -74,4 +75,26 @@ export async function ensureBucket(store: ObjectStore): Promise<void> {
       if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw err;
     }
   }
+}
+
+/** Lets a browser PUT to presigned URLs (the hosted applicant page uploads its captures straight to the store),
+ * from any origin: set on the embedded development S3 only, where a presigned URL is the whole credential and CORS
+ * would add nothing to it. A production bucket needs the same rule for PUBLIC_BASE_URL's origin, set by its
+ * operator (README, "Verify an applicant"). */
+export async function allowBrowserUploads(store: ObjectStore): Promise<void> {
+  await store.client.send(
+    new PutBucketCorsCommand({
+      Bucket: store.bucket,
+      CORSConfiguration: {
+        CORSRules: [
+          {
+            AllowedOrigins: ['*'],
+            AllowedMethods: ['PUT', 'GET'],
+            AllowedHeaders: ['content-type'],
+            MaxAgeSeconds: 600,
+          },
+        ],
+      },
+    }),
+  );
 }
