@@ -4,7 +4,6 @@ import { ALGORITHMS, resolvePolicy } from '../../matcher/index.js';
 import type { MatchPolicy } from '../../matcher/types.js';
 import type { AmlDataset } from '../../schemas/common.js';
 import type { CheckPolicyIn, CheckPolicyOut } from '../../schemas/policy.js';
-import { LIVENESS_REVIEW_THRESHOLD } from '../checks/types/selfie.js';
 import { json, type Sql, transaction } from '../db/sql.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 
@@ -26,6 +25,10 @@ export interface CheckPolicy {
 
 /** The stored document: everything but the version (which is the row's key). */
 export type StoredPolicy = Omit<CheckPolicy, 'policy_version'>;
+
+/** Default advisory liveness threshold of the selfie check: on the 59 faces of deepface's genuine photos the
+ * liveness score's minimum is 0.42, so 0.4 sends none of them to review (docs/decisions/identity.md). */
+export const LIVENESS_REVIEW_THRESHOLD = 0.4;
 
 /** Policy of a tenant that never PUT one (documented in docs/decisions.md). */
 export const DEFAULT_CHECK_POLICY: CheckPolicy = Object.freeze({

@@ -46,9 +46,6 @@ export const selfieType: CheckTypeDef = {
   },
 };
 
-/** Default advisory liveness threshold (docs/decisions.md, "Identity verification"). */
-export const LIVENESS_REVIEW_THRESHOLD = 0.4;
-
 /** The portrait's embedding: the largest face on the document (a card may carry a second, ghost image). */
 function portraitEmbedding(inputs: IdentityInputs): number[] | undefined {
   const doc = inputs.document;
