@@ -15,8 +15,11 @@ import {
 import { actorOf } from '../audit/audit.js';
 import { page, pageArgs } from '../db/cursor.js';
 import { equalsFilter } from '../db/list-filters.js';
+import type { Tx } from '../db/sql.js';
 import { ApiError } from '../errors.js';
+import type { Reply } from '../http/request.js';
 import { route } from '../http/router.js';
+import { withIdempotency } from '../idempotency/idempotency.js';
 import { loadGeo, resolveClientIp } from './client-metadata.js';
 import { type FlowRow, flowOut } from './flow-model.js';
 import {
@@ -55,6 +58,9 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
       body: FlowCreateIn,
       headers: {
         origin: 'Browser origin; required with a publishable key and checked against the allowlist',
+        'idempotency-key':
+          "Replays the first response for 24 h (per credential kind: a publishable key's keys are its own); " +
+          'another body with the same key → 422',
       },
       responses: {
         201: {
@@ -66,6 +72,7 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
         },
         402: E402,
         403: E403,
+        409: { description: 'A request with this Idempotency-Key is still running', schema: ErrorEnvelope },
         429: {
           description: 'Publishable key rate limit (RateLimit and Retry-After headers)',
           schema: ErrorEnvelope,
@@ -83,16 +90,35 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
       },
       handler: async ({ body, principal, req, tenant }) => {
         // the audit row is written in the flow's own statement (one commit per flow), not by the central hook
-        const { flow, redacted } = await createFlow(deps, tenant, body, req, actorOf(principal));
-        if (tenant.kind === 'publishable') {
-          return {
-            status: 201,
-            audited: true,
-            body: redacted,
-            headers: { 'content-type': REDACTED_FLOW_MEDIA_TYPE },
-          };
-        }
-        return { status: 201, body: flow, audited: true };
+        const publishable = tenant.kind === 'publishable';
+        const create = async (tx?: Tx): Promise<Reply> => {
+          const { flow, redacted } = await createFlow(deps, tenant, body, req, actorOf(principal), tx);
+          return publishable ? { status: 201, body: redacted } : { status: 201, body: flow };
+        };
+        const key = req.headers['idempotency-key'];
+        // with a key, the flow and its key record commit together: a retry after any failure replays the answer
+        const { reply } =
+          key === undefined
+            ? { reply: await create() }
+            : await withIdempotency(
+                sql,
+                {
+                  tenant_id: tenant.tenant_id,
+                  // a browser's keys never replay a secret key's full flow, nor the other way round
+                  scope: publishable ? `flows:${tenant.key_id}` : 'flows',
+                  key,
+                  body,
+                },
+                create,
+              );
+        const redactedFlow = publishable && reply.status === 201;
+        return {
+          ...reply,
+          audited: true,
+          ...(redactedFlow
+            ? { headers: { ...reply.headers, 'content-type': REDACTED_FLOW_MEDIA_TYPE } }
+            : {}),
+        };
       },
     }),
     route({

@@ -52,7 +52,13 @@ import { type ClientMetadata, type ClientRequest, captureClientMetadata } from '
 import { applicantInputColumns, missingInputs, unmetUploads } from './flow-inputs.js';
 import { type FlowRow, flowOut, flowOutB } from './flow-model.js';
 import { assertCan, isTerminal, statusForDecision } from './flow-states.js';
-import { type ApplicantInsert, type AuditInsert, insertFlowGraph } from './flow-store.js';
+import {
+  type ApplicantInsert,
+  type AuditInsert,
+  type FlowGraph,
+  insertFlowGraph,
+  insertFlowGraphIn,
+} from './flow-store.js';
 
 export interface FlowDeps {
   sql: Sql;
@@ -91,10 +97,15 @@ export async function refundAllowance(sql: Sql, tenantId: string): Promise<void>
   await sql`update tenants set consumed = greatest(consumed - 1, 0) where id = ${tenantId} and plan = 'self_serve'`;
 }
 
+/** Where a new flow's allowance unit and rows are written: the pool (the rows by group commit; a unit whose flow is
+ * not stored is given back by hand) or the caller's transaction (a flow under an Idempotency-Key: the unit, the rows
+ * and the key record commit or roll back together, nothing to give back). */
+type FlowWrite = { db: Sql; tx: false } | { db: Tx; tx: true };
+
 /** A sync flow's unit was consumed before its checks ran: it is given back when the flow cannot be stored (best
  * effort: when the database is down the refund fails too). */
 async function refundIfUnstored<T>(
-  sql: Sql,
+  write: FlowWrite,
   tenant: { tenant_id: string; plan: string },
   charged: boolean,
   storing: Promise<T>,
@@ -102,23 +113,24 @@ async function refundIfUnstored<T>(
   try {
     return await storing;
   } catch (err) {
-    if (charged && tenant.plan === 'self_serve') await refundAllowance(sql, tenant.tenant_id).catch(() => {});
+    if (charged && !write.tx && tenant.plan === 'self_serve')
+      await refundAllowance(write.db, tenant.tenant_id).catch(() => {});
     throw err;
   }
 }
 
 /** Runs checks with one allowance unit: refunded when infrastructure fails, so a failed screen costs nothing. */
 async function metered<T>(
-  sql: Sql,
+  write: FlowWrite,
   tenant: { tenant_id: string; plan: string },
   fn: () => Promise<T>,
 ): Promise<T> {
   const meteredTenant = tenant.plan === 'self_serve';
-  if (meteredTenant) await consumeAllowance(sql, tenant.tenant_id);
+  if (meteredTenant) await consumeAllowance(write.db, tenant.tenant_id);
   try {
     return await fn();
   } catch (err) {
-    if (meteredTenant) await refundAllowance(sql, tenant.tenant_id);
+    if (meteredTenant && !write.tx) await refundAllowance(write.db, tenant.tenant_id);
     throw err;
   }
 }
@@ -157,8 +169,11 @@ export async function createFlow(
   input: FlowCreateIn,
   client: ClientRequest,
   actor?: { actor_type: string; actor_id: string | null },
+  /** the transaction of the request's Idempotency-Key record, when it has one */
+  tx?: Tx,
 ): Promise<{ flow: FlowOut; redacted: { id: string; reason_codes: string[]; result: string } }> {
   const { sql } = deps;
+  const write: FlowWrite = tx ? { db: tx, tx: true } : { db: sql, tx: false };
   const { template, policy } = await templateAndPolicy(
     sql,
     tenant.tenant_id,
@@ -185,7 +200,7 @@ export async function createFlow(
       datasets,
       policy,
     };
-    const outcomes = await metered(sql, tenant, () =>
+    const outcomes = await metered(write, tenant, () =>
       runChecks(checkDeps(deps), template.required_checks, input_),
     );
     const ctx: RecordContext = {
@@ -218,7 +233,7 @@ export async function createFlow(
       : 'PENDING';
   const f = { tenant_id: tenant.tenant_id, id: flowId, applicant_id: applicantId };
   const d = { status, decision: decided?.decision ?? null, reason_codes: decided?.reason_codes ?? [] };
-  const storing = insertFlowGraph(sql, {
+  const graph: FlowGraph = {
     applicant: applicantRow(deps.piiKey, tenant.tenant_id, applicantId, a),
     flow: {
       id: flowId,
@@ -243,8 +258,9 @@ export async function createFlow(
       ...(decided ? flowEvents(f, d, ['flow.completed', 'flow.decided']) : []),
     ],
     ...(actor ? { audit: createdAudit(tenant.tenant_id, flowId, client, actor) } : {}),
-  });
-  const { flow, checks } = await refundIfUnstored(sql, tenant, mode === 'sync', storing);
+  };
+  const storing = write.tx ? insertFlowGraphIn(write.db, graph) : insertFlowGraph(sql, graph);
+  const { flow, checks } = await refundIfUnstored(write, tenant, mode === 'sync', storing);
   // a new flow has no uploads yet
   const out = flowOut(
     flow,
@@ -738,7 +754,7 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
   if (!name) {
     throw new ApiError('unsupported_operation', { message: 'The applicant has no name to screen' });
   }
-  const [outcome] = await metered(sql, tenant, () =>
+  const [outcome] = await metered({ db: sql, tx: false }, tenant, () =>
     runChecks(checkDeps(deps), ['aml_screen'], {
       tenant_id: tenant.tenant_id,
       flow_id: flow.id,

@@ -8,7 +8,7 @@ import {
   refreshValues,
 } from '../checks/recorder.js';
 import { insertRowsStatement } from '../db/bulk-insert.js';
-import { json, type Sql } from '../db/sql.js';
+import { json, type Sql, type Tx } from '../db/sql.js';
 import {
   type FlowEventSet,
   type OutboxRow,
@@ -91,6 +91,17 @@ export function insertFlowGraph(sql: Sql, parts: FlowGraph): Promise<{ flow: Flo
   return writerFor(sql).write(parts);
 }
 
+/** One graph in the caller's transaction, outside the group commit: a flow created under an Idempotency-Key commits
+ * together with its key record (server/idempotency/idempotency.ts). */
+export async function insertFlowGraphIn(
+  tx: Tx,
+  parts: FlowGraph,
+): Promise<{ flow: FlowRow; checks: CheckRow[] }> {
+  const [out] = await writeGraphs(tx, [parts]);
+  if (!out) throw new Error('the flow graph statement returned no flow');
+  return out;
+}
+
 interface PendingGraph {
   parts: FlowGraph;
   resolve: (v: { flow: FlowRow; checks: CheckRow[] }) => void;
@@ -130,7 +141,10 @@ class FlowGraphWriter {
 
   private async flush(batch: PendingGraph[]): Promise<void> {
     try {
-      const out = await writeGraphs(this.sql, batch);
+      const out = await writeGraphs(
+        this.sql,
+        batch.map((b) => b.parts),
+      );
       batch.forEach((b, i) => {
         b.resolve(out[i] as { flow: FlowRow; checks: CheckRow[] });
       });
@@ -141,7 +155,7 @@ class FlowGraphWriter {
       }
       for (const b of batch) {
         try {
-          b.resolve((await writeGraphs(this.sql, [b]))[0] as { flow: FlowRow; checks: CheckRow[] });
+          b.resolve((await writeGraphs(this.sql, [b.parts]))[0] as { flow: FlowRow; checks: CheckRow[] });
         } catch (e) {
           b.reject(e);
         }
@@ -233,11 +247,7 @@ const graphTexts = new Map<number, Promise<string>>();
  * become visible together or not at all. Its text is the same whatever the number of graphs and rows (each table's
  * rows travel as one JSON parameter; a table without rows inserts nothing), so each connection prepares it once and
  * Postgres plans it once — one text per shape (with or without alerts, with or without refreshes), at most four. */
-async function writeGraphs(
-  sql: Sql,
-  batch: PendingGraph[],
-): Promise<{ flow: FlowRow; checks: CheckRow[] }[]> {
-  const graphs = batch.map((b) => b.parts);
+async function writeGraphs(sql: Sql, graphs: FlowGraph[]): Promise<{ flow: FlowRow; checks: CheckRow[] }[]> {
   const records = graphs.flatMap((g) => g.checks);
   const events = eventsOf(graphs);
   const v: GraphValues = {
