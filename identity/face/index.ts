@@ -5,6 +5,9 @@
 // Pure module: imports nothing from server/, safe to load in a worker_thread (models load once per thread).
 import sharp from 'sharp';
 import { acquireModels, type LoadedModels, releaseModels } from './models.js';
+import type { HeadPose } from './pose.js';
+
+export type { HeadPose } from './pose.js';
 
 export interface DetectedFace {
   box: { x: number; y: number; width: number; height: number };
@@ -18,6 +21,9 @@ export interface DetectedFace {
   antispoof: number | null;
   /** which detector found the face: face-api's SSD, or human's detector where the SSD saw nothing there */
   detector: 'face-api' | 'human';
+  /** head pose from human's face mesh in degrees (identity/face/pose.ts says which way is which); null when human
+   *  did not see this face */
+  pose: HeadPose | null;
 }
 
 export interface FaceAnalysis {
@@ -155,6 +161,15 @@ const FALLBACK_MIN_FACE_SCORE = 0.8;
  *  are not recognised as such. */
 const DEROTATE_MIN_ROLL = (12 * Math.PI) / 180;
 
+const DEGREES = 180 / Math.PI;
+
+/** human's Euler angles from its face mesh (radians) in degrees; null without a mesh. */
+function headPose(h: { rotation?: { angle: HeadPose } | null }): HeadPose | null {
+  const a = h.rotation?.angle;
+  if (!a) return null;
+  return { yaw: round(a.yaw * DEGREES), pitch: round(a.pitch * DEGREES), roll: round(a.roll * DEGREES) };
+}
+
 type Tensor3D = ReturnType<LoadedModels['tf']['tensor3d']>;
 
 /** face-api's 68 landmarks + 128-d descriptor for the face in `box` (pixels of `image`), or null. */
@@ -250,6 +265,7 @@ async function runModels(m: LoadedModels, img: Decoded, minScore: number): Promi
       liveness: null,
       antispoof: null,
       detector: 'face-api',
+      pose: null,
     }));
     if (!human) return faces;
     const batched = tf.tidy(() => tf.cast(tf.expandDims(tensor, 0), 'float32'));
@@ -283,6 +299,7 @@ async function runModels(m: LoadedModels, img: Decoded, minScore: number): Promi
       paired.add(bestIndex);
       face.liveness = typeof h.live === 'number' ? round(h.live, 3) : null;
       face.antispoof = typeof h.real === 'number' ? round(h.real, 3) : null;
+      face.pose = headPose(h);
       if (Math.abs(rollOf(h)) > DEROTATE_MIN_ROLL) {
         const upright = await uprightDescriptor(m, tensor, pixelBoxes[k]!, rollOf(h));
         if (upright) face.embedding = Array.from(upright);
@@ -309,6 +326,7 @@ async function runModels(m: LoadedModels, img: Decoded, minScore: number): Promi
         liveness: typeof h.live === 'number' ? round(h.live, 3) : null,
         antispoof: typeof h.real === 'number' ? round(h.real, 3) : null,
         detector: 'human',
+        pose: headPose(h),
       });
     }
     return faces;
