@@ -185,5 +185,8 @@ export function releaseModels(): Promise<void> {
     for (const model of Object.values(m.human?.models.models ?? {})) {
       (model as { dispose?: () => void } | null)?.dispose?.();
     }
+    // human keeps each loaded model in module state and reuses it in every later instance; reset() marks its
+    // environment initial again, so that the next instance loads them anew instead of running disposed weights
+    m.human?.reset();
   });
 }
