@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
+import { LivenessPose } from './liveness.js';
 import { DOCUMENT_TYPES, DocumentSide } from './templates.js';
 
 // one vocabulary with flow templates (required_documents / allowed_document_types)
@@ -59,6 +60,13 @@ export const DocumentCreateIn = Type.Object(
     doc_type: UploadDocType,
     mime_type: Type.Optional(Nullable(DocumentMimeType)),
     side: Type.Optional(DocumentSide),
+    liveness_challenge_id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'a frame of this liveness challenge (doc_type selfie; with pose)',
+      }),
+    ),
+    pose: Type.Optional(LivenessPose),
   },
   { additionalProperties: false, title: 'DocumentCreateIn' },
 );
@@ -70,6 +78,13 @@ export const DocumentSubmissionCreateIn = Type.Object(
     doc_type: UploadDocType,
     mime_type: Type.Optional(Nullable(DocumentMimeType)),
     side: Type.Optional(DocumentSide),
+    liveness_challenge_id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'a frame of this liveness challenge (doc_type selfie; with pose)',
+      }),
+    ),
+    pose: Type.Optional(LivenessPose),
   },
   { additionalProperties: false, title: 'DocumentSubmissionCreateIn' },
 );
@@ -83,6 +98,8 @@ export const DocumentCreatedOut = Type.Object(
     doc_type: UploadDocType,
     side: DocumentSide,
     mime_type: DocumentMimeType,
+    liveness_challenge_id: Type.Optional(Nullable(Uuid)),
+    pose: Type.Optional(Nullable(LivenessPose)),
     upload: PresignedUploadOut,
     upload_status: UploadStatus,
     created_at: Timestamp,
@@ -111,6 +128,8 @@ export const DocumentOut = Type.Object(
     updated_at: Timestamp,
     completed_at: NullableTimestamp,
     verified_at: NullableTimestamp,
+    liveness_challenge_id: Type.Optional(Nullable(Uuid)),
+    pose: Type.Optional(Nullable(LivenessPose)),
     analysis_status: Type.Optional(
       Nullable(StringEnum(ANALYSIS_STATUSES, { description: 'null until the upload is verified' })),
     ),

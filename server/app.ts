@@ -51,6 +51,7 @@ import { createHttpHandler, InFlight } from './http/server.js';
 import { createHttpServer, type HttpServer } from './http/transport.js';
 import { startDocumentAnalyzeWorker } from './identity/document-analysis.js';
 import { IdentityPool } from './identity/identity-pool.js';
+import { livenessRoutes } from './liveness/liveness-routes.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { startMonitorWorkers } from './monitors/monitor-jobs.js';
@@ -341,6 +342,7 @@ function apiRoutes(d: {
       maxBytes: config.DOCUMENT_MAX_BYTES,
       measure: (image, selfie) => d.qualityPool.quality(image, selfie),
     }),
+    ...livenessRoutes(sql),
     ...operatorRoutes(sql),
     ...sessionRoutes({
       sql,

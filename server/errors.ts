@@ -82,6 +82,24 @@ export const ERRORS = {
     message: 'The file is not a valid master list, CSCA certificate or CRL for the trust store',
     loc: ['body', 'data'],
   },
+  liveness_challenge_unknown: {
+    status: 422,
+    message: 'No liveness challenge with this id on this flow',
+    loc: ['body', 'liveness_challenge_id'],
+  },
+  liveness_challenge_expired: {
+    status: 422,
+    message: 'The liveness challenge has expired: start a new one',
+    loc: ['body', 'liveness_challenge_id'],
+  },
+  liveness_challenge_used: {
+    status: 409,
+    message: 'This pose of the liveness challenge already has its frame: start a new challenge to retake',
+  },
+  liveness_challenge_limit: {
+    status: 409,
+    message: 'The flow has had as many liveness challenges as it may have',
+  },
   rate_limited: { status: 429, message: 'Too many requests' },
   login_locked: { status: 429, message: 'Too many failed sign-in attempts; try again later' },
   internal_error: { status: 500, message: 'Internal error' },

@@ -6,10 +6,9 @@
 //   pitch > 0: the chin goes down.
 // A mirrored frame (a selfie preview drawn flipped) swaps left and right.
 
-export const CHALLENGE_POSES = ['front', 'left', 'right', 'up', 'down'] as const;
-export type ChallengePose = (typeof CHALLENGE_POSES)[number];
-/** the poses a challenge draws from after its `front` */
-export const TURN_POSES = ['left', 'right', 'up', 'down'] as const satisfies readonly ChallengePose[];
+import type { ChallengePose } from '../../schemas/liveness-poses.js';
+
+export { CHALLENGE_POSES, type ChallengePose, TURN_POSES } from '../../schemas/liveness-poses.js';
 
 export interface HeadPose {
   yaw: number;

@@ -7,11 +7,13 @@ import type {
   DocumentOut,
   UploadStatus,
 } from '../../schemas/documents.js';
+import type { ChallengePose } from '../../schemas/liveness.js';
 import { actorOf, writeAudit } from '../audit/audit.js';
 import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import { type Sql, transaction } from '../db/sql.js';
 import { ApiError, invalid } from '../errors.js';
+import { challengeFrame, frameTaken } from '../liveness/challenge-frames.js';
 import type { Logger } from '../log.js';
 import type { ObjectStore } from '../storage/s3.js';
 import { documentKey, sniffMime, uploadKey } from './document-keys.js';
@@ -61,6 +63,9 @@ export interface DocumentRow {
   updated_at: Date;
   completed_at: Date | null;
   verified_at: Date | null;
+  /** set on a frame of a liveness challenge (server/liveness/) */
+  liveness_challenge_id: string | null;
+  pose: ChallengePose | null;
   /** selected by the reads below (analysisStatus) */
   analysis_status?: DocumentOut['analysis_status'];
 }
@@ -80,11 +85,38 @@ export function documentOut(d: DocumentRow): DocumentOut {
     updated_at: d.updated_at.toISOString(),
     completed_at: d.completed_at?.toISOString() ?? null,
     verified_at: d.verified_at?.toISOString() ?? null,
+    liveness_challenge_id: d.liveness_challenge_id,
+    pose: d.pose,
     analysis_status: d.analysis_status ?? null,
   };
 }
 
 const TERMINAL_FLOW = new Set(['APPROVED', 'REJECTED', 'FAILED']);
+
+/** A flow that accepts uploads, with what its template and applicant allow. */
+export interface OpenFlow {
+  id: string;
+  applicant_id: string;
+  status: string;
+  allowed_document_types: string[] | null;
+  required_checks: string[] | null;
+  consent: { biometric?: boolean } | null;
+}
+
+/** The flow of this tenant that may still receive inputs: 404 when there is none (or its applicant is erased), 409
+ * when it is decided. */
+export async function openFlow(sql: Sql, tenantId: string, flowId: string): Promise<OpenFlow> {
+  const [flow] = await sql<OpenFlow[]>`
+    select f.id, f.applicant_id, f.status, t.allowed_document_types, t.required_checks, a.consent from flows f
+    join applicants a on a.id = f.applicant_id and a.tenant_id = f.tenant_id
+    left join flow_templates t on t.id = f.flow_template_id
+    where f.id = ${flowId} and f.tenant_id = ${tenantId} and a.erased_at is null`;
+  if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
+  if (TERMINAL_FLOW.has(flow.status)) {
+    throw new ApiError('conflict', { message: `The flow is ${flow.status}: it accepts no more documents` });
+  }
+  return flow;
+}
 
 /** Registers a document on a flow and returns presigned PUT instructions for its bytes. */
 export async function createDocument(
@@ -96,26 +128,10 @@ export async function createDocument(
   requestId: string,
 ) {
   const { sql, store } = deps;
-  const [flow] = await sql<
-    {
-      id: string;
-      applicant_id: string;
-      status: string;
-      allowed_document_types: string[] | null;
-      required_checks: string[] | null;
-      consent: { biometric?: boolean } | null;
-    }[]
-  >`
-    select f.id, f.applicant_id, f.status, t.allowed_document_types, t.required_checks, a.consent from flows f
-    join applicants a on a.id = f.applicant_id and a.tenant_id = f.tenant_id
-    left join flow_templates t on t.id = f.flow_template_id
-    where f.id = ${flowId} and f.tenant_id = ${tenantId} and a.erased_at is null`;
-  if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
-  if (TERMINAL_FLOW.has(flow.status)) {
-    throw new ApiError('conflict', { message: `The flow is ${flow.status}: it accepts no more documents` });
-  }
+  const flow = await openFlow(sql, tenantId, flowId);
   const side = input.side ?? 'single';
   assertUploadAllowed(flow, input.doc_type, side);
+  const frame = await challengeFrame(sql, tenantId, flowId, input);
   const id = randomUUID();
   const mime: DocumentMimeType = input.mime_type ?? 'image/jpeg';
   const key = documentKey(tenantId, flow.applicant_id, id);
@@ -129,10 +145,11 @@ export async function createDocument(
   const row = await transaction(sql, async (tx) => {
     const [d] = await tx<DocumentRow[]>`
       insert into documents (id, tenant_id, flow_id, applicant_id, doc_type, side, mime_type, storage_key,
-                             upload_key, upload_expires_at)
+                             upload_key, upload_expires_at, liveness_challenge_id, pose)
       values (${id}, ${tenantId}, ${flowId}, ${flow.applicant_id}, ${input.doc_type}, ${side}, ${mime}, ${key},
-              ${upload}, now() + make_interval(secs => ${expiresIn}))
-      returning *`;
+              ${upload}, now() + make_interval(secs => ${expiresIn}), ${frame?.liveness_challenge_id ?? null},
+              ${frame?.pose ?? null})
+      returning *`.catch(frameTaken(frame));
     if (!d) throw new Error('document insert returned nothing');
     await writeAudit(tx, {
       tenant_id: tenantId,
@@ -141,7 +158,7 @@ export async function createDocument(
       resource_type: 'document',
       resource_id: id,
       request_id: requestId,
-      details: { flow_id: flowId, doc_type: input.doc_type, side, mime_type: mime },
+      details: { flow_id: flowId, doc_type: input.doc_type, side, mime_type: mime, ...frame },
     });
     return d;
   });
@@ -151,6 +168,8 @@ export async function createDocument(
     doc_type: row.doc_type,
     side: row.side,
     mime_type: row.mime_type,
+    liveness_challenge_id: row.liveness_challenge_id,
+    pose: row.pose,
     upload: {
       url,
       method: 'PUT' as const,

@@ -5,6 +5,7 @@ import {
 } from '../applicants/applicant-intake.js';
 import type { Sql, Tx } from '../db/sql.js';
 import { ANALYSED_DOC_TYPES } from '../documents/document-service.js';
+import { type FrameRow, selfieInputReady } from '../liveness/challenge-frames.js';
 import type { TemplateRow } from '../templates/template-store.js';
 import type { FlowRow } from './flow-model.js';
 
@@ -19,9 +20,10 @@ export const applicantInputColumns = (sql: Sql | Tx) => sql`
   legal_name_first, legal_name_middle, legal_name_last, business_name, dob, nationality,
   email_hash, phone_hash, tax_id_hash, address, consent`;
 
-/** `document` while a required_documents entry is not met by `docs`, `selfie` while a selfie template has none. */
+/** `document` while a required_documents entry is not met by `docs`, `selfie` while a selfie template has neither a
+ * selfie nor a liveness challenge with every frame (server/liveness/challenge-frames.ts). */
 export function unmetUploads(
-  docs: readonly { doc_type: string; side: string }[],
+  docs: readonly (Partial<FrameRow> & { doc_type: string; side: string })[],
   template: Pick<TemplateRow, 'required_checks' | 'required_documents'>,
 ): string[] {
   const missing: string[] = [];
@@ -35,9 +37,7 @@ export function unmetUploads(
       ).length >= (r.min ?? 1),
   );
   if (!docsMet) missing.push('document');
-  if (template.required_checks.includes('selfie') && !docs.some((d) => d.doc_type === 'selfie')) {
-    missing.push('selfie');
-  }
+  if (template.required_checks.includes('selfie') && !selfieInputReady(docs)) missing.push('selfie');
   return missing;
 }
 
@@ -49,10 +49,12 @@ export async function missingUploads(
   template: Pick<TemplateRow, 'required_checks' | 'required_documents'>,
 ): Promise<string[]> {
   if (!template.required_documents.length && !template.required_checks.includes('selfie')) return [];
-  const docs = await sql<{ doc_type: string; side: string; analysed: boolean }[]>`
-    select d.doc_type, d.side, exists(select 1 from document_readings r where r.document_id = d.id) as analysed
-    from documents d
-    where d.tenant_id = ${flow.tenant_id} and d.flow_id = ${flow.id} and d.upload_status = 'verified'`;
+  const docs = await sql<(FrameRow & { side: string; analysed: boolean })[]>`
+    select d.doc_type, d.side, exists(select 1 from document_readings r where r.document_id = d.id) as analysed,
+           d.liveness_challenge_id, d.pose, c.poses as challenge_poses
+    from documents d left join liveness_challenges c on c.id = d.liveness_challenge_id
+    where d.tenant_id = ${flow.tenant_id} and d.flow_id = ${flow.id} and d.upload_status = 'verified'
+    order by d.seq desc`;
   return unmetUploads(
     docs.filter((d) => d.analysed || !ANALYSED_DOC_TYPES.has(d.doc_type)),
     template,

@@ -1,5 +1,7 @@
 import type { DocumentReading } from '../../identity/document/index.js';
+import type { HeadPose } from '../../identity/face/pose.js';
 import type { Sql } from '../db/sql.js';
+import { completeChallenge } from '../liveness/challenge-frames.js';
 
 /** A read upload as the identity checks see it (document_readings + the document row). */
 export interface ReadUpload {
@@ -11,6 +13,8 @@ export interface ReadUpload {
     box: { x: number; y: number; width: number; height: number };
     score: number;
     liveness: number | null;
+    /** head pose from human's face mesh (readings stored before it existed have none) */
+    pose?: HeadPose | null;
   }[];
   face_count: number;
   /** the analysed image's size (face boxes are in these pixels) */
@@ -19,14 +23,31 @@ export interface ReadUpload {
   error: string | null;
   /** embeddings by face index (only with biometric consent); never leave the server */
   embeddings: number[][];
+  /** a frame of a liveness challenge: the challenge, the pose asked, and the challenge's poses and expiry */
+  liveness_challenge_id: string | null;
+  pose: string | null;
+  challenge_poses: string[] | null;
+  challenge_expires_at: Date | null;
+  completed_at: Date | null;
+}
+
+/** The liveness challenge the selfie check judges: its frames in the order of its poses. */
+export interface ChallengeInputs {
+  id: string;
+  poses: string[];
+  expires_at: Date;
+  frames: ReadUpload[];
 }
 
 export interface IdentityInputs {
   /** the identity document the checks use: the newest read one with an accepted reading, else with an MRZ, else
    * the newest read one */
   document: ReadUpload | undefined;
-  /** the newest read selfie */
+  /** the selfie: the `front` frame of the newest liveness challenge whose frames are all read, else the newest read
+   * selfie that is no challenge frame */
   selfie: ReadUpload | undefined;
+  /** that challenge, when the selfie is its front frame */
+  challenge: ChallengeInputs | undefined;
   /** every read identity document of the flow (evidence) */
   documents: ReadUpload[];
 }
@@ -36,13 +57,33 @@ export async function identityInputs(sql: Sql, tenantId: string, flowId: string)
   const rows = await sql<(Omit<ReadUpload, 'embeddings'> & { embeddings: number[][] | null })[]>`
     select d.id as document_id, d.doc_type, d.side, r.reading, r.faces, r.face_count, r.image_width, r.image_height, r.error,
       (select json_agg(e.embedding order by e.face_index) from face_embeddings e where e.document_id = d.id)
-        as embeddings
+        as embeddings,
+      d.liveness_challenge_id, d.pose, c.poses as challenge_poses, c.expires_at as challenge_expires_at, d.completed_at
     from documents d join document_readings r on r.document_id = d.id
+    left join liveness_challenges c on c.id = d.liveness_challenge_id
     where d.tenant_id = ${tenantId} and d.flow_id = ${flowId} and d.upload_status = 'verified'
     order by d.seq desc`;
   const uploads: ReadUpload[] = rows.map((r) => ({ ...r, embeddings: r.embeddings ?? [] }));
   const documents = uploads.filter((u) => u.doc_type !== 'selfie');
   const document =
     documents.find((u) => u.reading?.accepted) ?? documents.find((u) => u.reading?.mrz) ?? documents[0];
-  return { document, selfie: uploads.find((u) => u.doc_type === 'selfie'), documents };
+  const challenge = challengeOf(uploads);
+  const selfie =
+    challenge?.frames[0] ?? uploads.find((u) => u.doc_type === 'selfie' && !u.liveness_challenge_id);
+  return { document, selfie, challenge, documents };
+}
+
+/** The newest challenge with every frame read, its frames in pose order (`front` first). */
+function challengeOf(uploads: ReadUpload[]): ChallengeInputs | undefined {
+  const frames = completeChallenge(uploads);
+  const first = frames && [...frames.values()][0];
+  if (!frames || !first?.liveness_challenge_id || !first.challenge_poses || !first.challenge_expires_at)
+    return;
+  const poses = first.challenge_poses;
+  return {
+    id: first.liveness_challenge_id,
+    poses,
+    expires_at: first.challenge_expires_at,
+    frames: poses.map((p) => frames.get(p) as ReadUpload),
+  };
 }

@@ -51,12 +51,18 @@ function upload(
     image_height: 900,
     error: null,
     embeddings: [[0, 0, 0]],
+    liveness_challenge_id: null,
+    pose: null,
+    challenge_poses: null,
+    challenge_expires_at: null,
+    completed_at: null,
     ...rest,
   };
 }
 const inputs = (document: ReadUpload | undefined, selfie?: ReadUpload): IdentityInputs => ({
   document,
   selfie,
+  challenge: undefined,
   documents: document ? [document] : [],
 });
 const template = { allowed_document_types: [], allowed_issuing_countries: [] };

@@ -5,6 +5,7 @@ import { SPECIMEN_TD3 } from '../../bench/mrz-specimens.js';
 import type { DocumentReading, MrzFields } from '../../identity/document/index.js';
 import { runSubChecks, type SubCheckDef } from '../../server/checks/sub-checks.js';
 import { DOCUMENT_SUB_CHECKS, type DocumentContext } from '../../server/checks/types/document.js';
+import type { FrameEvidence } from '../../server/checks/types/liveness-challenge.js';
 import { SELFIE_SUB_CHECKS, type SelfieContext } from '../../server/checks/types/selfie.js';
 import type { ReadUpload } from '../../server/identity/identity-inputs.js';
 
@@ -34,6 +35,11 @@ const upload = (over: Partial<ReadUpload> = {}): ReadUpload => ({
   image_height: 900,
   error: null,
   embeddings: [[0.1, 0.2, 0.3]],
+  liveness_challenge_id: null,
+  pose: null,
+  challenge_poses: null,
+  challenge_expires_at: null,
+  completed_at: null,
   ...over,
 });
 
@@ -119,11 +125,37 @@ describe('document sub-checks', () => {
 });
 
 const selfie = (over: Partial<SelfieContext> = {}): SelfieContext => ({
-  inputs: { document: upload(), selfie: upload({ doc_type: 'selfie' }), documents: [upload()] },
+  inputs: {
+    document: upload(),
+    selfie: upload({ doc_type: 'selfie' }),
+    challenge: undefined,
+    documents: [upload()],
+  },
   consent: true,
   policy: { face_match_threshold: 0.44, liveness_review_threshold: 0.4 },
   selfie: upload({ doc_type: 'selfie' }),
+  challenge: null,
   ...over,
+});
+
+/** A judged liveness challenge whose every frame passes, with `frame` changed in its `left` frame. */
+const judged = (frame: Partial<FrameEvidence> = {}, front_matches_document: boolean | null = true) => ({
+  challenge_id: 'c1',
+  poses: ['front', 'left', 'up', 'right'],
+  expires_at: '2026-01-01T00:05:00.000Z',
+  frames: ['front', 'left', 'up', 'right'].map((pose) => ({
+    pose,
+    document_id: `d-${pose}`,
+    face_count: 1,
+    yaw: 0,
+    pitch: 0,
+    pose_shown: true,
+    similarity: 0.8,
+    same_person: true,
+    in_time: true,
+    ...(pose === 'left' ? frame : {}),
+  })),
+  front_matches_document,
 });
 
 describe('selfie sub-checks', () => {
@@ -138,7 +170,12 @@ describe('selfie sub-checks', () => {
       'document_portrait',
       selfie(),
       selfie({
-        inputs: { document: upload({ faces: [], face_count: 0 }), selfie: undefined, documents: [] },
+        inputs: {
+          document: upload({ faces: [], face_count: 0 }),
+          selfie: undefined,
+          challenge: undefined,
+          documents: [],
+        },
       }),
       'selfie_no_document_face',
     ],
@@ -149,12 +186,45 @@ describe('selfie sub-checks', () => {
       selfie({ selfie: upload({ faces: [{ ...face, liveness: 0.1 }] }) }),
       'selfie_liveness_low',
     ],
+    [
+      'liveness_challenge',
+      selfie({ challenge: judged() }),
+      selfie({ challenge: judged({ pose_shown: false }) }),
+      'liveness_challenge_failed',
+    ],
+    [
+      'liveness_challenge',
+      selfie({ challenge: judged() }),
+      selfie({ challenge: judged({ same_person: false }) }),
+      'liveness_challenge_failed',
+    ],
+    [
+      'liveness_challenge',
+      selfie({ challenge: judged() }),
+      selfie({ challenge: judged({}, false) }),
+      'liveness_challenge_failed',
+    ],
+    [
+      'liveness_challenge',
+      selfie({ challenge: judged({}, null) }),
+      selfie({ challenge: judged({ in_time: false }) }),
+      'liveness_challenge_expired',
+    ],
   ] as const)('%s passes, then fails with %s', (name, good, bad, code) => {
     const def = row(SELFIE_SUB_CHECKS, name);
     expect(runSubChecks([def], good)).toMatchObject({ signals: [], subs: [{ name, passed: true }] });
     expect(runSubChecks([def], bad)).toMatchObject({
       signals: [code],
       subs: [{ name, passed: false, reason_code: code }],
+    });
+  });
+
+  it('a selfie without a liveness challenge records the challenge as not evaluated, raising nothing', () => {
+    expect(runSubChecks([row(SELFIE_SUB_CHECKS, 'liveness_challenge')], selfie())).toEqual({
+      signals: [],
+      subs: [
+        { name: 'liveness_challenge', passed: null, value: null, reason_code: 'liveness_challenge_failed' },
+      ],
     });
   });
 

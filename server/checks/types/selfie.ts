@@ -3,6 +3,12 @@ import type { IdentityInputs, ReadUpload } from '../../identity/identity-inputs.
 import type { CheckOutcome, CheckTypeDef } from '../check-type.js';
 import { runSubChecks, type SubCheckDef, type SubCheckResult } from '../sub-checks.js';
 import { inputsMissing } from './document.js';
+import {
+  type ChallengeEvidence,
+  challengeEvidence,
+  challengeResult,
+  LIVENESS_REASON_CODES,
+} from './liveness-challenge.js';
 
 export interface SelfiePolicy {
   /** similarity (0..1, identity/face faceSimilarity) at or above which the selfie and the portrait match */
@@ -39,6 +45,7 @@ export const selfieType: CheckTypeDef = {
         'The advisory liveness / anti-spoofing score is below liveness_review_threshold (never rejects on its own)',
       decide: () => 'MANUAL_REVIEW',
     },
+    ...LIVENESS_REASON_CODES,
   },
   async run(_deps, input) {
     if (!input.uploads) return inputsMissing('selfie');
@@ -64,6 +71,8 @@ export interface SelfieContext {
   consent: boolean;
   policy: SelfiePolicy;
   selfie: ReadUpload | undefined;
+  /** the liveness challenge's frames as judged (null: the selfie came without a challenge) */
+  challenge: ChallengeEvidence | null;
 }
 
 /** A sub-check that needs consent and a read selfie (skipped otherwise). */
@@ -75,12 +84,20 @@ const onSelfie =
 /** The selfie's face embedding when it has exactly one face. */
 const selfieFace = (s: ReadUpload) => (s.face_count === 1 ? s.embeddings[0] : undefined);
 
+/** The selfie's face against the document portrait, null when either is missing. */
+function faceMatchScore(inputs: IdentityInputs, selfie: ReadUpload): number | null {
+  const portrait = portraitEmbedding(inputs);
+  const face = selfieFace(selfie);
+  return portrait && face ? round(faceSimilarity(face, portrait)) : null;
+}
+
 /**
  * The selfie check's sub-checks, in the order they are recorded: consent (without it nothing is compared:
  * biometric_consent_missing → review); exactly one face on the selfie (several → selfie_multiple_faces); the
  * document's portrait; that face against the portrait (score and threshold from the policy; below →
  * selfie_face_mismatch); the advisory liveness score (below liveness_review_threshold → selfie_liveness_low:
- * review only).
+ * review only); the liveness challenge whose front frame the selfie is (liveness_challenge_failed / _expired:
+ * review only; `passed: null` when the selfie came without one).
  */
 export const SELFIE_SUB_CHECKS: SubCheckDef<SelfieContext>[] = [
   {
@@ -114,9 +131,7 @@ export const SELFIE_SUB_CHECKS: SubCheckDef<SelfieContext>[] = [
     name: 'face_match',
     reason_code: 'selfie_face_mismatch',
     run: onSelfie(({ inputs, policy }, selfie) => {
-      const portrait = portraitEmbedding(inputs);
-      const face = selfieFace(selfie);
-      const score = portrait && face ? round(faceSimilarity(face, portrait)) : null;
+      const score = faceMatchScore(inputs, selfie);
       return {
         passed: score === null ? null : score >= policy.face_match_threshold,
         value: score,
@@ -136,7 +151,27 @@ export const SELFIE_SUB_CHECKS: SubCheckDef<SelfieContext>[] = [
       };
     }),
   },
+  {
+    name: 'liveness_challenge',
+    reason_code: 'liveness_challenge_failed',
+    run: onSelfie(({ challenge }) =>
+      challenge ? challengeResult(challenge) : { passed: null, value: null },
+    ),
+  },
 ];
+
+/** The flow's liveness challenge judged, when the selfie is its front frame and the applicant consented. */
+function judgedChallenge(
+  inputs: IdentityInputs,
+  consent: boolean,
+  policy: SelfiePolicy,
+): ChallengeEvidence | null {
+  const selfie = inputs.selfie;
+  if (!consent || !inputs.challenge || !selfie) return null;
+  const score = faceMatchScore(inputs, selfie);
+  const portraitMatch = score === null ? null : score >= policy.face_match_threshold;
+  return challengeEvidence(inputs.challenge, portraitMatch, policy.face_match_threshold);
+}
 
 /** The selfie check: every sub-check of SELFIE_SUB_CHECKS recorded with its value, the reason codes of the
  * failures raised. */
@@ -147,11 +182,13 @@ export function selfieCheck(
 ): CheckOutcome {
   const started = performance.now();
   const selfie = inputs.selfie;
+  const challenge = judgedChallenge(inputs, biometricConsent, policy);
   const { subs, signals } = runSubChecks(SELFIE_SUB_CHECKS, {
     inputs,
     consent: biometricConsent,
     policy,
     selfie,
+    challenge,
   });
   const match = subs.find((s) => s.name === 'face_match');
   return {
@@ -172,6 +209,7 @@ export function selfieCheck(
       faces: selfie?.faces ?? [],
       image: selfie ? { width: selfie.image_width, height: selfie.image_height } : null,
       read_error: selfie?.error ?? null,
+      liveness_challenge: challenge,
     },
     error: null,
     alerts: [],
