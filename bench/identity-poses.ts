@@ -1,9 +1,9 @@
 // Head-pose measurement for the selfie liveness challenge (identity/face/pose.ts): human's face-mesh yaw and pitch
 // on every face of ../shared/data/faces/deepface, the faces seen turned (labelled by eye below) and their mirror
 // images, and how far apart two frontal photos of one person are in pitch. The thresholds in POSE_THRESHOLDS come
-// from these figures. Writes nothing; prints a markdown report. Run: npm run bench:identity:poses.
+// from these figures. Prints a markdown report and writes its headline figures to bench/results/ (bench/results.ts).
+// Run: npm run bench:identity:poses.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import {
@@ -15,6 +15,7 @@ import {
 } from '../identity/face/index.js';
 import { type ChallengePose, POSE_THRESHOLDS, poseShown } from '../identity/face/pose.js';
 import { machine, SHARED_DATA } from './harness.js';
+import { type Figure, load1, recordResult } from './results.js';
 
 const FACES = path.join(SHARED_DATA, 'faces', 'deepface');
 if (!existsSync(FACES)) {
@@ -100,7 +101,12 @@ function reportFrontal(frontal: Measured[]): void {
   say(`Read as \`front\` by poseShown: ${front} of ${frontal.length}.`);
 }
 
-async function reportTurned(analyzer: FaceAnalyzer, faces: Measured[]): Promise<void> {
+/** The turned faces and their mirror images: the table, and how many of them read as the turn they show. */
+async function reportTurned(
+  analyzer: FaceAnalyzer,
+  faces: Measured[],
+): Promise<{ read: number; of: number }> {
+  let read = 0;
   say();
   say('| turned face | by eye | yaw | pitch | read as asked | mirror: yaw | mirror read as the opposite |');
   say('|---|---|---|---|---|---|---|');
@@ -113,38 +119,62 @@ async function reportTurned(analyzer: FaceAnalyzer, faces: Measured[]): Promise<
     const flipped = await mirrored(analyzer, m);
     const fp = flipped?.pose;
     const shown = (asked: ChallengePose, p: typeof fp) => (p && poseShown(asked, p, null) ? 'yes' : 'no');
+    read += Number(shown(side, m.face.pose) === 'yes') + Number(shown(OPPOSITE[side], fp) === 'yes');
     say(
       `| ${id} | ${side} | ${f1(m.face.pose.yaw)} | ${f1(m.face.pose.pitch)} | ${shown(side, m.face.pose)} | ` +
         `${fp ? f1(fp.yaw) : '–'} | ${shown(OPPOSITE[side], fp)} |`,
     );
   }
+  return { read, of: 2 * Object.keys(TURNED).length };
 }
 
 async function main(): Promise<void> {
   const analyzer = await createFaceAnalyzer();
-  const load = loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ');
+  const loadBefore = load1();
   const { faces, ms } = await measureAll(analyzer);
   const frontal = faces.filter((m) => m.faces_in_photo === 1 && !TURNED[m.id] && m.face.pose);
-  say(`### ${new Date().toISOString().slice(0, 10)}, ${machine()}, load ${load}`);
+  say(`### ${new Date().toISOString().slice(0, 10)}, ${machine()}, load ${loadBefore}`);
   say();
   say(`Thresholds (identity/face/pose.ts): ${JSON.stringify(POSE_THRESHOLDS)}.`);
   say();
   say('| faces | n | yaw (°) | pitch (°) |');
   say('|---|---|---|---|');
   reportFrontal(frontal);
-  await reportTurned(analyzer, faces);
+  const turned = await reportTurned(analyzer, faces);
   const deltas = samePersonPitchDeltas(frontal);
+  const p90 = deltas[Math.floor(0.9 * deltas.length)] ?? Number.NaN;
   say();
   say(
     `Pitch difference between two frontal portraits of one person (${deltas.length} pairs): median ` +
-      `${f1(median(deltas))}°, p90 ${f1(deltas[Math.floor(0.9 * deltas.length)] ?? Number.NaN)}°, max ` +
-      `${f1(deltas.at(-1) ?? Number.NaN)}°.`,
+      `${f1(median(deltas))}°, p90 ${f1(p90)}°, max ${f1(deltas.at(-1) ?? Number.NaN)}°.`,
   );
   say(`Time per photo (face-api + human, one thread): median ${median(ms)} ms over ${ms.length} photos.`);
   await analyzer.close();
   process.stdout.write(`${out.join('\n')}\n`);
+  recordResult('identity:poses', figures(frontal, turned, p90, median(ms)), { loadBefore });
+}
+
+function figures(frontal: Measured[], turned: { read: number; of: number }, p90: number, ms: number) {
+  const f = (label: string, unit: string, value: number): Figure => ({ label, unit, value });
+  return {
+    frontal_read_front: f(
+      `frontal portraits read as front (of ${frontal.length})`,
+      '',
+      frontal.filter((m) => poseShown('front', m.face.pose!, null)).length,
+    ),
+    frontal_max_abs_yaw: f(
+      'frontal portraits, largest absolute yaw',
+      '°',
+      Math.max(...frontal.map((m) => Math.abs(m.face.pose!.yaw))),
+    ),
+    turned_read_as_asked: f(
+      `turned faces and their mirrors read as their turn (of ${turned.of})`,
+      '',
+      turned.read,
+    ),
+    frontal_pitch_p90_delta: f('pitch difference of two frontal portraits of one person, p90', '°', p90),
+    per_photo_p50_ms: f('time a photo, p50', 'ms', ms),
+  };
 }
 
 await main();
