@@ -5,6 +5,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TURN_POSES } from '../../schemas/liveness.js';
+import type { FrameEvidence } from '../../server/checks/types/liveness-challenge.js';
 import { challengeFrames, IMG4_FACE, type PoseFrames } from '../helpers/challenge-frames.js';
 import { face, HAS_IDENTITY_DATA, syntheticPassport } from '../helpers/identity-images.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
@@ -15,15 +16,6 @@ interface SubCheck {
   passed: boolean | null;
   value: unknown;
   reason_code?: string;
-}
-interface FrameEvidence {
-  pose: string;
-  yaw: number | null;
-  pitch: number | null;
-  pose_shown: boolean;
-  similarity: number | null;
-  same_person: boolean;
-  in_time: boolean;
 }
 interface Check {
   check_type: string;
