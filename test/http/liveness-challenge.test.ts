@@ -221,7 +221,7 @@ describe.skipIf(!HAS_IDENTITY_DATA)('selfie liveness challenge', () => {
       expect(frame.similarity).toBeGreaterThan(0.44);
     }
     expect(f.status).toBe('APPROVED');
-  });
+  }, 300_000);
 
   it('a frame in the wrong pose, or of another person: the sub-check fails and the flow goes to review, not rejected', async () => {
     const wrong = await awaitingFlow('selfie-only');
@@ -248,7 +248,7 @@ describe.skipIf(!HAS_IDENTITY_DATA)('selfie liveness challenge', () => {
     expect(sf).toMatchObject({ pose_shown: true, same_person: false });
     expect(fs.status).toBe('NEEDS_REVIEW');
     expect(fs.decision_reason_codes).toContain('liveness_challenge_failed');
-  });
+  }, 300_000);
 
   it('an expired challenge: no frame is registered after expiry, and frames completed after it go to review', async () => {
     const id = await awaitingFlow('selfie-only');
@@ -272,7 +272,7 @@ describe.skipIf(!HAS_IDENTITY_DATA)('selfie liveness challenge', () => {
     expect(selfieCheck(f)?.evidence.liveness_challenge?.frames.every((x) => !x.in_time)).toBe(true);
     expect(f.status).toBe('NEEDS_REVIEW');
     expect(f.decision_reason_codes).toContain('liveness_challenge_expired');
-  });
+  }, 300_000);
 
   it('refuses a reused pose, a pose not asked, and challenges of other flows or tenants with clear 4xx', async () => {
     const id = await awaitingFlow('selfie-only');
