@@ -13,7 +13,8 @@ import type { OperatorRole, Principal } from '../auth/principal.js';
 import { decodeCursor, page } from '../db/cursor.js';
 import { equalsFilter } from '../db/list-filters.js';
 import { json, type Sql, transaction } from '../db/sql.js';
-import { ApiError, invalid } from '../errors.js';
+import { NotFound, NotPermitted, StateConflict } from '../domain-errors.js';
+import { invalid } from '../errors.js';
 import { writeEvent } from '../outbox/outbox.js';
 import {
   type AlertAction,
@@ -33,7 +34,7 @@ export interface Actor {
 export function actorOf(p: Principal): Actor {
   if (p.kind === 'operator') return { id: p.operator_id, role: p.role };
   if (p.kind === 'secret') return { id: `api_key:${p.key_id}`, role: 'admin' };
-  throw new ApiError('forbidden', { message: 'Only the secret key or an operator session can work alerts' });
+  throw new NotPermitted('forbidden', 'Only the secret key or an operator session can work alerts');
 }
 
 interface AlertRow {
@@ -144,7 +145,7 @@ const VIEW = (db: Sql) => db`
 
 export async function getAlert(db: Sql, tenantId: string, alertId: string): Promise<AlertOut> {
   const [r] = await db<AlertViewRow[]>`${VIEW(db)} where al.id = ${alertId} and al.tenant_id = ${tenantId}`;
-  if (!r) throw new ApiError('not_found', { message: 'Alert not found' });
+  if (!r) throw new NotFound('Alert');
   return alertOut(r);
 }
 
@@ -198,14 +199,14 @@ async function change(
     const [row] = await tx<(AlertRow & { evidence_hash: string })[]>`
       select *, encode(sha256(convert_to(evidence::text, 'UTF8')), 'hex') as evidence_hash
       from alerts where id = ${alertId} and tenant_id = ${tenantId} for update`;
-    if (!row) throw new ApiError('not_found', { message: 'Alert not found' });
+    if (!row) throw new NotFound('Alert');
     const { to, patch } = decide(row);
     const set: Patch = { ...patch, state: to };
     const updated = await tx`
       update alerts set ${tx(set as Record<string, postgres.ParameterOrJSON<never>>)}, updated_at = now()
       where id = ${alertId} and tenant_id = ${tenantId} and state = ${row.state}
       returning id`;
-    if (!updated.length) throw new ApiError('alert_state_conflict');
+    if (!updated.length) throw new StateConflict('alert_state_conflict');
     await writeEvent(tx, tenantId, 'alert.updated', alertId, {
       alert_id: alertId,
       check_id: row.check_id,
@@ -267,10 +268,14 @@ export async function disposeAlert(
   return change(sql, tenantId, alertId, actor, 'dispose', (row) => {
     const needed = roleToDispose(row.state);
     if (!roleAllows(actor.role, needed)) {
-      throw new ApiError('insufficient_role', {
-        message: `An ${row.state} alert is disposed by a ${needed} or an admin`,
-        details: { role: actor.role, required_role: needed },
-      });
+      throw new NotPermitted(
+        'insufficient_role',
+        `An ${row.state} alert is disposed by a ${needed} or an admin`,
+        {
+          role: actor.role,
+          required_role: needed,
+        },
+      );
     }
     const common = {
       disposition: body.disposition,
@@ -311,11 +316,14 @@ export async function approveAlert(
     const to = closedStateFor(row.disposition ?? 'false_positive');
     assertCan(row.state, 'approve', to);
     if (row.disposed_by === actor.id) {
-      throw new ApiError('self_approval_forbidden', { details: { proposed_by: row.disposed_by } });
+      throw new NotPermitted('self_approval_forbidden', undefined, {
+        proposed_by: row.disposed_by,
+      });
     }
     if (row.proposed_evidence_hash !== row.evidence_hash) {
-      throw new ApiError('alert_evidence_stale', {
-        details: { proposed_at: iso(row.proposed_at), evidence_updated_at: iso(row.updated_at) },
+      throw new StateConflict('alert_evidence_stale', undefined, {
+        proposed_at: iso(row.proposed_at),
+        evidence_updated_at: iso(row.updated_at),
       });
     }
     const now = new Date();

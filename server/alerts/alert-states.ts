@@ -1,6 +1,6 @@
 import type { AlertDisposition, AlertState } from '../../schemas/alerts.js';
 import type { OperatorRole } from '../auth/principal.js';
-import { ApiError } from '../errors.js';
+import { StateConflict } from '../domain-errors.js';
 
 /**
  * The alert state machine, in one place (docs/decisions/alerts-webhooks.md). Every change in the code asks this module
@@ -72,21 +72,19 @@ export function canTransition(from: AlertState, action: AlertAction, to: AlertSt
   return MACHINE[from][action]?.includes(to) ?? false;
 }
 
-/** Throws 409 when `action` cannot move `from` to `to`; approving or rejecting with nothing pending is its own
+/** Throws a state conflict when `action` cannot move `from` to `to`; approving or rejecting with nothing pending is its own
  * code (alert_nothing_pending). */
 export function assertCan(from: AlertState, action: AlertAction, to: AlertState): void {
   if (canTransition(from, action, to)) return;
   const details = { state: from, action, allowed_from: fromStates(action) };
   if (action === 'approve' || action === 'reject') {
-    throw new ApiError('alert_nothing_pending', {
-      message: `The alert is ${from}: no disposition is pending approval`,
+    throw new StateConflict(
+      'alert_nothing_pending',
+      `The alert is ${from}: no disposition is pending approval`,
       details,
-    });
+    );
   }
-  throw new ApiError('alert_state_conflict', {
-    message: `Cannot ${action} an alert that is ${from}`,
-    details,
-  });
+  throw new StateConflict('alert_state_conflict', `Cannot ${action} an alert that is ${from}`, details);
 }
 
 /** The state an assignment leaves: assigning an open alert starts its review; unassigning an in-review alert

@@ -11,7 +11,8 @@ import type { Bus } from '../bus/jetstream.js';
 import { page, pageArgs } from '../db/cursor.js';
 import { equalsFilter } from '../db/list-filters.js';
 import { type Sql, transaction } from '../db/sql.js';
-import { ApiError, ValidationError, type ValidationIssue } from '../errors.js';
+import { NotFound, StateConflict } from '../domain-errors.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
 import type { Logger } from '../log.js';
 import {
   ADDRESS_FIELDS,
@@ -89,7 +90,7 @@ async function visibleApplicant(sql: Sql, tenantId: string, id: string, lock = f
   const [row] = await sql<ApplicantRow[]>`
     select * from applicants where id = ${id} and tenant_id = ${tenantId} and erased_at is null
     ${lock ? sql`for update` : sql``}`;
-  if (!row) throw new ApiError('not_found', { message: 'Applicant not found' });
+  if (!row) throw new NotFound('Applicant');
   return row;
 }
 
@@ -147,7 +148,7 @@ export async function patchApplicant(
         if (v !== null) merged[k] = v;
       }
       if (Object.keys(merged).length > 50) {
-        throw new ApiError('conflict', { message: 'custom_attributes would exceed 50 keys' });
+        throw new StateConflict('conflict', 'custom_attributes would exceed 50 keys');
       }
       set.custom_attributes = tx.json(merged);
     }
@@ -218,8 +219,8 @@ export async function requestErasure(
       where tenant_id = ${tenantId} and applicant_id = ${id} and status in ${tx(OPEN_FLOW_STATUSES)}
       order by seq desc limit 20`;
     if (open.length) {
-      throw new ApiError('applicant_has_open_flows', {
-        details: { open_flows: open.map((f) => ({ id: f.id, status: f.status })) },
+      throw new StateConflict('applicant_has_open_flows', undefined, {
+        open_flows: open.map((f) => ({ id: f.id, status: f.status })),
       });
     }
     const [upd] = await tx<{ erased_at: Date }[]>`

@@ -13,6 +13,7 @@ import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { route } from '../http/router.js';
 import { withIdempotency } from '../idempotency/idempotency.js';
+import { consumeAllowance } from '../tenants/allowance.js';
 import { createBatch, publishChunks } from './batch-service.js';
 import { type BatchRow, batchOut } from './batch-store.js';
 
@@ -29,18 +30,7 @@ export function batchRoutes(deps: { sql: Sql; bus: Bus }) {
   const { sql } = deps;
   /** One self-serve unit per subject, all or nothing, in the transaction that stores the batch. */
   const consumer = (tenantId: string, plan: string) => async (tx: Sql, units: number) => {
-    if (plan !== 'self_serve') return;
-    const rows = await tx`
-      update tenants set consumed = consumed + ${units}
-      where id = ${tenantId} and consumed + ${units} <= allowance returning consumed`;
-    if (rows.length) return;
-    const [t] = await tx<
-      { allowance: number; consumed: number }[]
-    >`select allowance, consumed from tenants where id = ${tenantId}`;
-    throw new ApiError('allowance_exhausted', {
-      message: `The batch needs ${units} checks; the self-serve allowance has ${(t?.allowance ?? 0) - (t?.consumed ?? 0)} left`,
-      details: { allowance: t?.allowance ?? 0, consumed: t?.consumed ?? 0 },
-    });
+    if (plan === 'self_serve') await consumeAllowance(tx, tenantId, units, { batch: true });
   };
   return [
     route({

@@ -38,6 +38,7 @@ import { subjectName } from '../checks/types/aml-screen.js';
 import { newId } from '../db/ids.js';
 import { json, type Sql, type Tx, transaction } from '../db/sql.js';
 import { flowDocuments } from '../documents/document-service.js';
+import { AllowanceExhausted } from '../domain-errors.js';
 import { ApiError, invalid, ValidationError } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
 import { differsFrom, documentApplicant, extractedFields } from '../identity/extracted.js';
@@ -48,6 +49,7 @@ import { type CheckPolicy, checkPolicyFor } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 import { poolScreener } from '../screening/pool-screener.js';
 import { templateAndPolicy, templateById } from '../templates/template-store.js';
+import { consumeAllowance, refundAllowance } from '../tenants/allowance.js';
 import { type ClientMetadata, type ClientRequest, captureClientMetadata } from './client-metadata.js';
 import { applicantInputColumns, missingInputs, unmetUploads } from './flow-inputs.js';
 import { type FlowRow, flowOut, flowOutB } from './flow-model.js';
@@ -77,25 +79,6 @@ const checkDeps = (d: FlowDeps): CheckRunDeps => ({
   redis: d.redis,
   fatf: d.fatf,
 });
-
-/** Consumes one unit of a self-serve allowance atomically; 402 when none is left. */
-export async function consumeAllowance(sql: Sql | Tx, tenantId: string): Promise<void> {
-  const rows = await sql<{ consumed: number }[]>`
-    update tenants set consumed = consumed + 1
-    where id = ${tenantId} and plan = 'self_serve' and consumed < allowance
-    returning consumed`;
-  if (rows.length) return;
-  const [t] = await sql<{ allowance: number; consumed: number }[]>`
-    select allowance, consumed from tenants where id = ${tenantId}`;
-  throw new ApiError('allowance_exhausted', {
-    message: 'The self-serve allowance of checks is used up; contact sales to move to a contract plan',
-    details: { allowance: t?.allowance ?? 0, consumed: t?.consumed ?? 0 },
-  });
-}
-
-export async function refundAllowance(sql: Sql, tenantId: string): Promise<void> {
-  await sql`update tenants set consumed = greatest(consumed - 1, 0) where id = ${tenantId} and plan = 'self_serve'`;
-}
 
 /** Where a new flow's allowance unit and rows are written: the pool (the rows by group commit; a unit whose flow is
  * not stored is given back by hand) or the caller's transaction (a flow under an Idempotency-Key: the unit, the rows
@@ -514,9 +497,8 @@ export async function resumeIfInputsComplete(
     return true;
   } catch (err) {
     // moved meanwhile; or a self-serve tenant without allowance: the flow waits for its own POST /process
-    if (err instanceof ApiError && ['unsupported_operation', 'allowance_exhausted'].includes(err.code)) {
-      return false;
-    }
+    if (err instanceof AllowanceExhausted) return false;
+    if (err instanceof ApiError && err.code === 'unsupported_operation') return false;
     throw err;
   }
 }
@@ -698,7 +680,7 @@ export async function giveUpFlowJob(deps: FlowDeps, job: FlowJob, err: unknown):
         and process_run = ${job.run}
       returning *`;
     if (!flow) return;
-    await tx`update tenants set consumed = greatest(consumed - 1, 0) where id = ${job.tenant_id} and plan = 'self_serve'`;
+    await refundAllowance(tx, job.tenant_id);
     const events = flowEvents(flow, { status: 'FAILED', decision: null, reason_codes: [] }, [
       'flow.completed',
     ]);

@@ -1,6 +1,8 @@
 // The one mapping from what a request's code throws to the answer the API gives (the error catalogue of
-// server/errors.ts): a ValidationError → 422 with detail[]; an ApiError → its catalogue status; an outage of
-// Postgres, Redis or NATS → 503 with Retry-After; anything else → 500 with only the request id.
+// server/errors.ts): a ValidationError → 422 with detail[]; a domain error of the core (server/domain-errors.ts) →
+// its catalogue code; an ApiError (raised by the edge itself) → its catalogue status; an outage of Postgres, Redis or
+// NATS → 503 with Retry-After; anything else → 500 with only the request id.
+import { DomainError } from '../domain-errors.js';
 import { ApiError, type Dependency, ERRORS, outageError, outageOf, ValidationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Reply, RequestInfo } from './request.js';
@@ -17,8 +19,18 @@ export function clientErrorReply(err: unknown): Reply | undefined {
       },
     };
   }
+  if (err instanceof DomainError) return apiErrorReply(asApiError(err));
   if (err instanceof ApiError && err.status < 500) return apiErrorReply(err);
   return undefined;
+}
+
+/** A domain error as the catalogue answers it: its code's status, its message (the catalogue's when it has none) and
+ * its details. */
+function asApiError(err: DomainError): ApiError {
+  return new ApiError(err.code, {
+    ...(err.message ? { message: err.message } : {}),
+    ...(err.details ? { details: err.details } : {}),
+  });
 }
 
 function apiErrorReply(err: ApiError): Reply {
@@ -38,6 +50,9 @@ export function errorReply(
   req: RequestInfo | undefined,
   down?: () => Dependency[],
 ): Reply {
+  // what the caller caused is answered as such, whatever else is down meanwhile
+  const client = clientErrorReply(err);
+  if (client) return client;
   // an outage of Postgres, Redis or NATS is not our bug: 503 with Retry-After, nothing was changed
   const dependency = outageOf(err, down);
   if (dependency) {
@@ -47,8 +62,6 @@ export function errorReply(
     );
     return errorReply(outageError(dependency), log, req);
   }
-  const client = clientErrorReply(err);
-  if (client) return client;
   if (err instanceof ApiError) return apiErrorReply(err);
   // anything else is our bug: log it with context, tell the caller only the request id
   log.error({ err, method: req?.method, path: req?.path, request_id: req?.request_id }, 'unhandled error');

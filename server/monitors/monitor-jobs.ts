@@ -6,13 +6,13 @@ import type { Screener } from '../checks/check-type.js';
 import { type AmlScreenRequest, screenAml } from '../checks/types/aml-screen.js';
 import { publicFailureReason } from '../db/pg-errors.js';
 import type { Sql } from '../db/sql.js';
-import { refundAllowance } from '../flows/flow-service.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { type CheckPolicy, checkPolicyFor } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 import { poolScreener } from '../screening/pool-screener.js';
 import { toScreenSubject } from '../screening/subject.js';
+import { refundAllowance, tryConsumeAllowance } from '../tenants/allowance.js';
 import { recordMonitorCheck } from './monitor-runner.js';
 import type { MonitorRow } from './monitor-store.js';
 
@@ -42,14 +42,8 @@ const monitorScreen = (m: MonitorRow, policy: CheckPolicy): AmlScreenRequest => 
 
 /** One self-serve unit for a scheduled run, taken when the run is claimed (so a redelivered job is not charged
  * twice). False when a self-serve tenant has none left; contract tenants are not metered. */
-export async function chargeScheduledRun(sql: Sql, tenantId: string): Promise<boolean> {
-  const [r] = await sql<{ plan: string; charged: boolean }[]>`
-    with charged as (
-      update tenants set consumed = consumed + 1
-      where id = ${tenantId} and plan = 'self_serve' and consumed < allowance returning id
-    )
-    select plan, exists (select 1 from charged) as charged from tenants where id = ${tenantId}`;
-  return r?.plan !== 'self_serve' || r.charged === true;
+export function chargeScheduledRun(sql: Sql, tenantId: string): Promise<boolean> {
+  return tryConsumeAllowance(sql, tenantId);
 }
 
 export const ALLOWANCE_EXHAUSTED_REASON =

@@ -11,9 +11,9 @@ import type { Bus } from '../bus/jetstream.js';
 import { decodeCursor, page } from '../db/cursor.js';
 import { json, type Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
-import { consumeAllowance, refundAllowance } from '../flows/flow-service.js';
 import { route } from '../http/router.js';
 import { checkPolicyFor } from '../policy/check-policy.js';
+import { consumeAllowance, refundAllowance } from '../tenants/allowance.js';
 import { type MonitorRow, monitorOut } from './monitor-store.js';
 
 const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };

@@ -3,7 +3,7 @@ import { actorOf, writeAudit } from '../audit/audit.js';
 import type { OperatorRole, Principal } from '../auth/principal.js';
 import { page, pageArgs } from '../db/cursor.js';
 import { type Sql, transaction } from '../db/sql.js';
-import { ApiError } from '../errors.js';
+import { AlreadyExists, NotFound, NotPermitted } from '../domain-errors.js';
 import { hashPassword } from './password.js';
 
 export interface OperatorRow {
@@ -59,7 +59,7 @@ export async function createOperator(
     });
   } catch (err) {
     if ((err as { code?: string }).code === '23505') {
-      throw new ApiError('already_exists', { message: 'An operator with this e-mail exists in the tenant' });
+      throw new AlreadyExists('An operator with this e-mail exists in the tenant');
     }
     throw err;
   }
@@ -98,7 +98,7 @@ export async function updateOperator(
 ): Promise<OperatorOut> {
   const self = principal.kind === 'operator' && principal.operator_id === operatorId;
   if (self && (input.disabled === true || (input.role !== undefined && input.role !== 'admin'))) {
-    throw new ApiError('forbidden', { message: 'An admin cannot disable or demote themselves' });
+    throw new NotPermitted('forbidden', 'An admin cannot disable or demote themselves');
   }
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   return transaction(sql, async (tx) => {
@@ -113,7 +113,7 @@ export async function updateOperator(
         updated_at = now()
       where id = ${operatorId} and tenant_id = ${tenantId}
       returning *`;
-    if (!o) throw new ApiError('not_found', { message: 'Operator not found' });
+    if (!o) throw new NotFound('Operator');
     const revoke = input.disabled === true || passwordHash !== null || input.role !== undefined;
     if (revoke) {
       // a role change also signs the operator out: sessions carry the role they were opened with

@@ -7,7 +7,8 @@ import type {
 } from '../../schemas/templates.js';
 import { isChecksOnly } from '../checks/registry.js';
 import { json, type Sql, transaction } from '../db/sql.js';
-import { ApiError, ValidationError, type ValidationIssue } from '../errors.js';
+import { NotFound, StateConflict } from '../domain-errors.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
 import { type TemplateRow, templateById } from './template-store.js';
 
 export function templateOut(t: TemplateRow): FlowTemplateOut {
@@ -103,9 +104,8 @@ export async function createTemplate(
     on conflict (tenant_id, slug) do nothing
     returning *`;
   if (!row) {
-    throw new ApiError('conflict', {
-      message: `A flow template with slug "${input.slug}" already exists`,
-      details: { slug: input.slug },
+    throw new StateConflict('conflict', `A flow template with slug "${input.slug}" already exists`, {
+      slug: input.slug,
     });
   }
   return row;
@@ -113,7 +113,7 @@ export async function createTemplate(
 
 export async function getTemplate(sql: Sql, tenantId: string, id: string): Promise<TemplateRow> {
   const t = await templateById(sql, tenantId, id);
-  if (!t) throw new ApiError('not_found', { message: 'Flow template not found' });
+  if (!t) throw new NotFound('Flow template');
   return t;
 }
 
@@ -127,7 +127,7 @@ export async function patchTemplate(
   return transaction(sql, async (tx) => {
     const [cur] = await tx<TemplateRow[]>`
       select * from flow_templates where id = ${id} and tenant_id = ${tenantId} for update`;
-    if (!cur) throw new ApiError('not_found', { message: 'Flow template not found' });
+    if (!cur) throw new NotFound('Flow template');
     const next = {
       name: p.name ?? cur.name,
       description: p.description === undefined ? cur.description : p.description,

@@ -1,0 +1,71 @@
+// What the core (services, stores, state machines, jobs) throws when a request cannot be done: errors named by what
+// went wrong in the domain, with no HTTP in them (no status, no headers). The edge maps them to the error catalogue
+// once (server/http/error-reply.ts), as yente's exc.py errors are mapped in its app.py. Each carries the catalogue
+// code it is answered with, so that the catalogue (server/errors.ts) stays the one list of codes clients see.
+import type { ErrorCode } from './errors.js';
+
+type Details = Record<string, unknown>;
+
+export abstract class DomainError extends Error {
+  /** the catalogue code the edge answers with */
+  abstract readonly code: ErrorCode;
+  constructor(
+    message: string | undefined,
+    readonly details?: Details,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The resource does not exist in the caller's tenant (or at all: existence does not leak across tenants). */
+export class NotFound extends DomainError {
+  readonly code = 'not_found';
+  constructor(what: string, details?: Details) {
+    super(`${what} not found`, details);
+  }
+}
+
+/** A resource with the same unique key exists already. */
+export class AlreadyExists extends DomainError {
+  readonly code = 'already_exists';
+}
+
+/** The request contradicts the resource's current state. `code` names the conflict for clients. */
+export class StateConflict extends DomainError {
+  constructor(
+    readonly code: Extract<
+      ErrorCode,
+      | 'conflict'
+      | 'alert_state_conflict'
+      | 'alert_nothing_pending'
+      | 'alert_evidence_stale'
+      | 'applicant_has_open_flows'
+      | 'unsupported_operation'
+      | 'document_state_conflict'
+    >,
+    message?: string,
+    details?: Details,
+  ) {
+    super(message, details);
+  }
+}
+
+/** The caller is known but may not do this. `code` says why. */
+export class NotPermitted extends DomainError {
+  constructor(
+    readonly code: Extract<
+      ErrorCode,
+      'forbidden' | 'insufficient_role' | 'admin_authority_required' | 'self_approval_forbidden'
+    >,
+    message?: string,
+    details?: Details,
+  ) {
+    super(message, details);
+  }
+}
+
+/** A self-serve tenant's allowance of checks does not cover the request (server/tenants/allowance.ts). */
+export class AllowanceExhausted extends DomainError {
+  readonly code = 'allowance_exhausted';
+}
