@@ -1,7 +1,7 @@
 // Image handling for MRZ reading with sharp: decoding with a pixel limit, quality measures, skew estimation,
 // rotation, cropping and thresholding. Grey images travel as raw 8-bit single-channel buffers.
 import sharp, { type Metadata } from 'sharp';
-import { QUALITY_MEASURE } from '../quality-thresholds.js';
+import { measureGray, QUALITY_MEASURE } from '../quality-thresholds.js';
 
 export interface Gray {
   data: Uint8Array;
@@ -320,68 +320,11 @@ export interface Quality {
   glare: number;
 }
 
-/** Blur: variance of the 4-neighbour Laplacian on a copy scaled to 1000 px wide (higher = sharper).
- * Glare: fraction of saturated (≥ 250) pixels not connected to the image border, on pages whose paper (75th
- * percentile) is darker than white; 0 on white pages (scans), where highlights cannot be told from paper. */
+/** Blur and glare (identity/quality-thresholds.ts measureGray, the hosted page's own measure) on a copy scaled to
+ * QUALITY_MEASURE.width. */
 export async function measureQuality(g: Gray): Promise<Quality> {
   const w = QUALITY_MEASURE.width;
   const scale = w / g.width;
   const m = Math.abs(scale - 1) > 0.01 ? await resize(g, w, Math.max(3, g.height * scale)) : g;
-  let n = 0;
-  let sum = 0;
-  let sum2 = 0;
-  for (let y = 1; y < m.height - 1; y++) {
-    for (let x = 1; x < m.width - 1; x++) {
-      const i = y * m.width + x;
-      const v =
-        (m.data[i - 1] ?? 0) +
-        (m.data[i + 1] ?? 0) +
-        (m.data[i - m.width] ?? 0) +
-        (m.data[i + m.width] ?? 0) -
-        4 * (m.data[i] ?? 0);
-      sum += v;
-      sum2 += v * v;
-      n++;
-    }
-  }
-  const mean = n ? sum / n : 0;
-  const blur = n ? sum2 / n - mean * mean : 0;
-  // saturated pixels not connected to the image border: a white scanner bed or page around the document is
-  // background, a saturated patch on the document is glare
-  const { width, height } = m;
-  const sat = (i: number) => (m.data[i] ?? 0) >= QUALITY_MEASURE.saturated;
-  const outside = new Uint8Array(width * height);
-  const stack: number[] = [];
-  const push = (i: number) => {
-    if (!outside[i] && sat(i)) {
-      outside[i] = 1;
-      stack.push(i);
-    }
-  };
-  for (let x = 0; x < width; x++) {
-    push(x);
-    push((height - 1) * width + x);
-  }
-  for (let y = 0; y < height; y++) {
-    push(y * width);
-    push(y * width + width - 1);
-  }
-  while (stack.length) {
-    const i = stack.pop() as number;
-    const x = i % width;
-    if (x > 0) push(i - 1);
-    if (x < width - 1) push(i + 1);
-    if (i >= width) push(i - width);
-    if (i < (height - 1) * width) push(i + width);
-  }
-  // a white page (a scan, a rendered specimen) is saturated everywhere: no highlight can be told from the paper,
-  // so glare is only measured where the paper itself is darker than white (photographs)
-  const inside: number[] = [];
-  for (let i = 0; i < m.data.length; i += 7) if (!outside[i]) inside.push(m.data[i] ?? 0);
-  inside.sort((a, b) => a - b);
-  const paper = inside[Math.floor(inside.length * 0.75)] ?? 255;
-  let bright = 0;
-  if (paper < QUALITY_MEASURE.whitePaper)
-    for (let i = 0; i < m.data.length; i++) if (sat(i) && !outside[i]) bright++;
-  return { blur: Math.round(blur * 10) / 10, glare: Math.round((bright / m.data.length) * 10_000) / 10_000 };
+  return measureGray(m.data, m.width, m.height);
 }
