@@ -1,24 +1,12 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../helpers/chromium.js';
 
 /** Debian's Chromium for the applicant page's tests, at the page's main viewport (360 × 740). */
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+export { HAVE_CHROMIUM } from '../helpers/chromium.js';
 export const PHONE = { width: 360, height: 740 };
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** A browser whose camera is Chromium's fake capture device playing `video` (a .y4m file), already allowed
  * (`--use-fake-ui-for-media-stream`); without `video`, a browser with no camera permission granted. */
@@ -30,7 +18,7 @@ export function launchBrowser(opts: { video?: string } = {}): Promise<Browser> {
         `--use-file-for-fake-video-capture=${opts.video}`,
       ]
     : [];
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...FLAGS, ...camera] });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_FLAGS, ...camera] });
 }
 
 let axeSource: string | undefined;

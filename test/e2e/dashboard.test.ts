@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +7,7 @@ import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestVersion } from '../../server/datasets/lifecycle.js';
+import { CHROMIUM, CHROMIUM_FLAGS, HAVE_CHROMIUM } from '../helpers/chromium.js';
 import { face, HAS_IDENTITY_DATA, SPECIMEN_TD3, specimenWithPortrait } from '../helpers/identity-images.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 import {
@@ -27,8 +27,6 @@ import { ensureDashboardBuilt } from './dashboard-build.js';
  * Screenshots of every main screen go to test-artifacts/screenshots/.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) {
   console.warn(
     `[dashboard e2e] skipped: ${CHROMIUM} not found (apt-get install -y chromium, or set CHROMIUM_PATH)`,
@@ -104,16 +102,7 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     ctx = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_FLAGS,
       viewport: { width: 1280, height: 800 },
       timezoneId: 'Europe/Berlin',
       locale: 'en-GB',
