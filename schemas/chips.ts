@@ -110,7 +110,11 @@ export const TrustStoreListQuery = Type.Object(
     country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$' })),
     kind: Type.Optional(TrustStoreEntryKind),
     version: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'the store as of this version (default: now)' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description: 'the store as of this version (default: now)',
+      }),
     ),
   },
   { additionalProperties: false },

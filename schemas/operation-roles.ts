@@ -67,6 +67,7 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   getFlowDocument: 'analyst',
   completeFlowDocument: 'analyst',
   previewFlowDocument: 'analyst',
+  documentQuality: 'analyst',
   createLivenessChallenge: 'analyst',
   // operators and sessions
   createOperator: 'admin',
