@@ -256,6 +256,7 @@ function serviceDeps(
     fatf: c.fatf,
     piiKey: config.PII_HASH_KEY,
     trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
+    writeMaxQueue: config.FLOW_WRITE_MAX_QUEUE,
   };
 
   const sessionSettings: SessionSettings = {

@@ -69,6 +69,8 @@ export const Env = Type.Object({
   PK_RATE_WINDOW_S: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   MATCHER_THREADS: Type.Integer({ minimum: 1, maximum: 256, default: availableParallelism() }),
   MATCHER_MAX_QUEUE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2048 }),
+  /** new flows waiting for their one statement (group commit) beyond this are refused with 503 overloaded */
+  FLOW_WRITE_MAX_QUEUE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2048 }),
   DATASET_RECONCILE_MS: Type.Integer({
     minimum: 100,
     maximum: 60_000,

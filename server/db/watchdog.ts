@@ -10,7 +10,7 @@ export const WATCHDOG_TIMEOUT_MS = 2000;
 export const WATCHDOG_MISSES = 2;
 
 export interface DbWatchdog {
-  /** true while the server does not answer (the last WATCHDOG_MISSES probes went unanswered) */
+  /** true while the server is unavailable: the last probe was refused, or the last WATCHDOG_MISSES went unanswered */
   unresponsive(): boolean;
   stop(): Promise<void>;
 }
@@ -34,8 +34,11 @@ export function startDbWatchdog(url: string, sockets: PoolSockets, log: Logger):
     const answered = await Promise.race([
       probe`select 1`.then(
         () => true,
-        // refused or reset: the server is down, not frozen; the pool's own errors already say so
-        () => true,
+        // refused or reset: the server is down, not frozen; the pool's gate stays shut until it answers
+        () => {
+          sockets.setUnavailable(true);
+          return 'refused' as const;
+        },
       ),
       new Promise<false>((r) => {
         // decided after the pending I/O of this loop turn: when the event loop itself was blocked past the timeout
@@ -44,9 +47,14 @@ export function startDbWatchdog(url: string, sockets: PoolSockets, log: Logger):
       }),
     ]);
     clearTimeout(t);
-    if (answered) {
-      if (misses >= WATCHDOG_MISSES) log.warn('database answers again');
+    if (answered === 'refused') {
       misses = 0;
+      return;
+    }
+    if (answered) {
+      if (misses >= WATCHDOG_MISSES || sockets.isUnavailable()) log.warn('database answers again');
+      misses = 0;
+      sockets.setUnavailable(false);
       return;
     }
     misses++;
@@ -55,6 +63,7 @@ export function startDbWatchdog(url: string, sockets: PoolSockets, log: Logger):
     probe = connectProbe(url);
     void stuck.end({ timeout: 0 }).catch(() => {});
     if (misses >= WATCHDOG_MISSES) {
+      sockets.setUnavailable(true);
       const cut = sockets.cutAll();
       if (misses === WATCHDOG_MISSES || cut > 0) {
         log.error(
@@ -73,7 +82,7 @@ export function startDbWatchdog(url: string, sockets: PoolSockets, log: Logger):
   };
   timer = setTimeout(tick, WATCHDOG_INTERVAL_MS);
   return {
-    unresponsive: () => misses >= WATCHDOG_MISSES,
+    unresponsive: () => misses >= WATCHDOG_MISSES || sockets.isUnavailable(),
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
@@ -84,5 +93,6 @@ export function startDbWatchdog(url: string, sockets: PoolSockets, log: Logger):
 }
 
 function connectProbe(url: string) {
-  return postgres(url, { max: 1, idle_timeout: 0, connect_timeout: 2, onnotice: () => {} });
+  // no reconnect backoff: each probe tries the server afresh
+  return postgres(url, { max: 1, idle_timeout: 0, connect_timeout: 2, backoff: () => 0, onnotice: () => {} });
 }

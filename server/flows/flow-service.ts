@@ -72,6 +72,8 @@ export interface FlowDeps {
   /** key for the keyed email hash (applicants keep email_hash, not the address) */
   piiKey: string;
   trustedProxies: BlockList;
+  /** FLOW_WRITE_MAX_QUEUE: the bound of the flows waiting to be written (server/flows/flow-store.ts) */
+  writeMaxQueue?: number;
 }
 
 const checkDeps = (d: FlowDeps): CheckRunDeps => ({
@@ -242,7 +244,9 @@ export async function createFlow(
     ],
     ...(actor ? { audit: createdAudit(tenant.tenant_id, flowId, client, actor) } : {}),
   };
-  const storing = write.tx ? insertFlowGraphIn(write.db, graph) : insertFlowGraph(sql, graph);
+  const storing = write.tx
+    ? insertFlowGraphIn(write.db, graph)
+    : insertFlowGraph(sql, graph, deps.writeMaxQueue);
   const { flow, checks } = await refundIfUnstored(write, tenant, mode === 'sync', storing);
   // a new flow has no uploads yet
   const out = flowOut(

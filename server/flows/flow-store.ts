@@ -9,6 +9,7 @@ import {
 } from '../checks/recorder.js';
 import { insertRowsStatement } from '../db/bulk-insert.js';
 import { json, type Sql, type Tx } from '../db/sql.js';
+import { ApiError } from '../errors.js';
 import {
   type FlowEventSet,
   type OutboxRow,
@@ -87,8 +88,15 @@ export interface FlowGraph {
   audit?: AuditInsert;
 }
 
-export function insertFlowGraph(sql: Sql, parts: FlowGraph): Promise<{ flow: FlowRow; checks: CheckRow[] }> {
-  return writerFor(sql).write(parts);
+/** Flows waiting for their statement beyond this many are refused (FLOW_WRITE_MAX_QUEUE). */
+export const DEFAULT_WRITE_MAX_QUEUE = 2048;
+
+export function insertFlowGraph(
+  sql: Sql,
+  parts: FlowGraph,
+  maxQueue = DEFAULT_WRITE_MAX_QUEUE,
+): Promise<{ flow: FlowRow; checks: CheckRow[] }> {
+  return writerFor(sql, maxQueue).write(parts);
 }
 
 /** One graph in the caller's transaction, outside the group commit: a flow created under an Idempotency-Key commits
@@ -113,15 +121,28 @@ interface PendingGraph {
  * many flows share one statement and one commit. One in flight, not two: a second statement carried the few flows
  * that arrived during the first and paid a statement's fixed cost for them (bench/history/2026-11-23-flows.md, "the
  * flow's write path").
- * A failed batch is retried graph by graph, so one bad graph fails only its own request. */
+ * A failed batch is retried graph by graph, so one bad graph fails only its own request. The queue is bounded: while a
+ * statement hangs (a frozen server, until the watchdog cuts it) a flow beyond maxQueue is refused at once with 503
+ * overloaded instead of waiting with the others. */
 class FlowGraphWriter {
   private static readonly MAX_BATCH = 64;
   private static readonly MAX_INFLIGHT = 1;
   private queue: PendingGraph[] = [];
   private inflight = 0;
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly maxQueue: number,
+  ) {}
 
   write(parts: FlowGraph): Promise<{ flow: FlowRow; checks: CheckRow[] }> {
+    if (this.queue.length >= this.maxQueue) {
+      return Promise.reject(
+        new ApiError('overloaded', {
+          message: 'Too many flows are waiting to be stored; retry shortly',
+          headers: { 'retry-after': '1' },
+        }),
+      );
+    }
     return new Promise((resolve, reject) => {
       this.queue.push({ parts, resolve, reject });
       this.pump();
@@ -165,10 +186,10 @@ class FlowGraphWriter {
 }
 
 const writers = new WeakMap<Sql, FlowGraphWriter>();
-function writerFor(sql: Sql): FlowGraphWriter {
+function writerFor(sql: Sql, maxQueue: number): FlowGraphWriter {
   let w = writers.get(sql);
   if (!w) {
-    w = new FlowGraphWriter(sql);
+    w = new FlowGraphWriter(sql, maxQueue);
     writers.set(sql, w);
   }
   return w;
