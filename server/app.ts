@@ -181,7 +181,11 @@ async function connectDependencies(config: Config, log: Logger) {
   return { sql, redis, nats, bus, kv, s3, store, watchdog };
 }
 
-/** /readyz: each probe answers within READY_PROBE_MS, so it answers within a second whatever is down. */
+/** /readyz: each probe answers within READY_PROBE_MS, so it answers within a second whatever is down. Ready means
+ * the process can serve its core traffic: not draining, Postgres answers, a dataset version is loaded. Redis and
+ * NATS are needed by some routes only (publishable keys' rate limit, sign-in, processing and background work): while
+ * either is down the process is `degraded`, still ready (200), so that a balancer does not take every API instance
+ * out at once; `?strict=true` asks for every dependency (docs/decisions/operations.md, "Keys of /livez and /readyz"). */
 function readinessProbe(d: {
   sql: Pool;
   pool: MatcherPool;
@@ -194,7 +198,7 @@ function readinessProbe(d: {
   return {
     async check() {
       const components: Record<string, string> = {};
-      let ready = !d.draining();
+      let core = !d.draining();
       if (d.draining()) components.server = 'shutting_down';
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<string>((r) => {
@@ -208,15 +212,14 @@ function readinessProbe(d: {
         timeout,
       ]);
       clearTimeout(timer);
-      if (components.database !== 'ok') ready = false;
+      if (components.database !== 'ok') core = false;
       components.matcher = pool.version ? 'ok' : 'no_dataset_loaded';
       if (pool.version) components.dataset_version = pool.version;
-      else ready = false;
+      else core = false;
       components.redis = redis.status === 'ready' ? 'ok' : redis.status;
-      if (redis.status !== 'ready') ready = false;
       components.nats = bus.connection.describe();
-      if (!bus.connection.up()) ready = false;
-      return { ready, components };
+      const all = core && redis.status === 'ready' && bus.connection.up();
+      return { ready: core, all, components };
     },
   };
 }

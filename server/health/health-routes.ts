@@ -5,13 +5,26 @@ import { type Reply, route } from '../http/router.js';
 import type { Metrics } from '../metrics.js';
 
 export interface Readiness {
-  check(): Promise<{ ready: boolean; components: Record<string, string> }>;
+  /** ready: the core (not draining, database, matcher); all: every dependency too (Redis, NATS) */
+  check(): Promise<{ ready: boolean; all: boolean; components: Record<string, string> }>;
 }
 
 function serialise(doc: unknown): { text: string; etag: string } {
   const text = JSON.stringify(doc);
   return { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
 }
+
+const ReadyQuery = Type.Object(
+  {
+    strict: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: ready only when every dependency is (Redis and NATS too), e.g. for a worker or a deployment check',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export function healthRoutes(readiness: Readiness, metrics: Metrics, openapi: () => unknown) {
   let served: { text: string; etag: string } | undefined;
@@ -30,19 +43,21 @@ export function healthRoutes(readiness: Readiness, metrics: Metrics, openapi: ()
       method: 'GET',
       path: '/readyz',
       operationId: 'readyz',
-      summary: 'Readiness: Postgres answers and the matcher has a dataset version loaded',
+      summary:
+        'Readiness: Postgres answers and the matcher has a dataset version loaded (Redis or NATS down: 200 ' +
+        '"degraded"; with strict=true every dependency is required)',
       tag: 'health',
       auth: 'none',
+      query: ReadyQuery,
       responses: {
-        200: { description: 'Ready', schema: HealthOut },
+        200: { description: 'Ready (status ok, or degraded: Redis or NATS is down)', schema: HealthOut },
         503: { description: 'Not ready; the failing components say why', schema: HealthOut },
       },
-      handler: async () => {
+      handler: async ({ query }) => {
         const r = await readiness.check();
-        return {
-          status: r.ready ? 200 : 503,
-          body: { status: r.ready ? 'ok' : 'unavailable', ...r.components },
-        };
+        const ready = query.strict ? r.all : r.ready;
+        const status = !ready ? 'unavailable' : r.all ? 'ok' : 'degraded';
+        return { status: ready ? 200 : 503, body: { status, ...r.components } };
       },
     }),
     route({

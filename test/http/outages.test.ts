@@ -66,7 +66,7 @@ describe.skipIf(!HAVE_BINARIES)('outages of private Postgres, Redis and NATS', (
 
   const consumed = async () =>
     Number((await t.app.sql`select consumed from tenants where id = ${tenant.id}`)[0]?.consumed);
-  const ready = async () => (await call(t.url, 'GET', '/readyz')).status === 200;
+  const ready = async () => (await call(t.url, 'GET', '/readyz?strict=true')).status === 200;
 
   it('NATS down: readyz says so; POST /process → 503 and charges nothing; a batch is stored once', async () => {
     const flow = await call<{ id: string }>(t.url, 'POST', '/v1/flows', {
@@ -74,20 +74,30 @@ describe.skipIf(!HAVE_BINARIES)('outages of private Postgres, Redis and NATS', (
       body: { applicant: { legal_name_first: 'Marigold', legal_name_last: 'Fennimore' } },
     });
     expect(flow.status).toBe(201);
-    const before = await consumed();
     await nats.stop();
+    const before = await consumed();
 
+    // issue 32 item 7: the API still serves secret-key traffic, so it stays in the balancer (degraded); the strict
+    // probe, which needs every dependency, says not ready
     const readyz = await timed('readyz, NATS down', call(t.url, 'GET', '/readyz'));
-    expect(readyz.status).toBe(503);
-    expect(readyz.body).toMatchObject({ status: 'unavailable', database: 'ok', redis: 'ok' });
+    expect(readyz.status).toBe(200);
+    expect(readyz.body).toMatchObject({ status: 'degraded', database: 'ok', redis: 'ok' });
     expect(readyz.body.nats).not.toBe('ok');
+    const strict = await call(t.url, 'GET', '/readyz?strict=true');
+    expect(strict.status).toBe(503);
+    expect(strict.body).toMatchObject({ status: 'unavailable', database: 'ok' });
+    const served = await call(t.url, 'POST', '/v1/flows', {
+      token: tenant.secret_key,
+      body: { mode: 'sync', applicant: { legal_name_first: 'Marigold', legal_name_last: 'Fennimore' } },
+    });
+    expect(served.status).toBe(201);
 
     const processed = await timed(
       'POST /process, NATS down',
       call(t.url, 'POST', `/v1/flows/${flow.body.id}/process`, { token: tenant.secret_key }),
     );
     expectOutage(processed, 'nats');
-    expect(await consumed()).toBe(before);
+    expect(await consumed()).toBe(before + 1); // the sync flow above, nothing for /process
     const [f] = await t.app.sql`select status from flows where id = ${flow.body.id}`;
     expect(f?.status).toBe('PENDING');
 
@@ -109,7 +119,7 @@ describe.skipIf(!HAVE_BINARIES)('outages of private Postgres, Redis and NATS', (
     expect(retry.body.id).toBe(first.body.id);
     const [n] = await t.app.sql`select count(*)::int as n from check_batches where tenant_id = ${tenant.id}`;
     expect(n?.n).toBe(1);
-    expect(await consumed()).toBe(before + 1);
+    expect(await consumed()).toBe(before + 2);
 
     await nats.start();
     await waitFor('readyz after NATS is back', ready, 30_000);
@@ -118,8 +128,16 @@ describe.skipIf(!HAVE_BINARIES)('outages of private Postgres, Redis and NATS', (
   it('Redis down: publishable-key flows and sign-in → 503; readyz says so', async () => {
     await redis.stop();
     const readyz = await timed('readyz, Redis down', call(t.url, 'GET', '/readyz'));
-    expect(readyz.status).toBe(503);
+    expect(readyz.status).toBe(200);
+    expect(readyz.body).toMatchObject({ status: 'degraded', database: 'ok', nats: 'ok' });
     expect(readyz.body.redis).not.toBe('ok');
+    expect((await call(t.url, 'GET', '/readyz?strict=true')).status).toBe(503);
+    // secret-key traffic keeps working without Redis
+    const sk = await call(t.url, 'POST', '/v1/flows', {
+      token: tenant.secret_key,
+      body: { mode: 'sync', applicant: { legal_name_first: 'Marigold', legal_name_last: 'Fennimore' } },
+    });
+    expect(sk.status).toBe(201);
 
     const pk = await timed(
       'publishable POST /v1/flows, Redis down',
