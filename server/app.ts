@@ -625,7 +625,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     redis.disconnect();
     await watchdog.stop();
     await sql.end({ timeout: 5 });
-    store.client.destroy();
+    store.close();
     await s3.local?.close().catch(() => {});
   }
   return app;

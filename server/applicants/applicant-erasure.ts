@@ -1,4 +1,3 @@
-import { DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { writeAudit } from '../audit/audit.js';
 import { eraseApplicantBatchRecords } from '../batches/batch-worker.js';
 import { type Bus, type RunningWorker, runWorker } from '../bus/jetstream.js';
@@ -27,25 +26,6 @@ interface ErasureRow {
   external_id_hash: string | null;
   status: 'scheduled' | 'completed';
   stats: { objects?: number };
-}
-
-/** Deletes every object under a prefix (pages of up to 1000); returns how many were deleted. */
-export async function deletePrefix(store: ObjectStore, prefix: string): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    const list = await store.client.send(
-      new ListObjectsV2Command({ Bucket: store.bucket, Prefix: prefix, MaxKeys: 1000 }),
-    );
-    const keys = (list.Contents ?? []).map((o) => o.Key).filter((k): k is string => !!k);
-    if (!keys.length) return deleted;
-    await store.client.send(
-      new DeleteObjectsCommand({
-        Bucket: store.bucket,
-        Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
-      }),
-    );
-    deleted += keys.length;
-  }
 }
 
 /** Tables the purge never deletes from: the audit trail and erasure records (identifiers and hashes only). */
@@ -148,7 +128,7 @@ export async function purgeApplicant(deps: ErasureDeps, erasureId: string): Prom
   if (!e || e.status === 'completed') return 'noop';
   await sql`update applicant_erasures set attempts = attempts + 1 where id = ${erasureId}`;
 
-  const removed = await deletePrefix(store, applicantPrefix(e.tenant_id, e.applicant_id));
+  const removed = await store.deletePrefix(applicantPrefix(e.tenant_id, e.applicant_id));
   // counted across attempts: a crashed attempt may have deleted the objects already
   await sql`
     update applicant_erasures
@@ -261,7 +241,7 @@ export async function resweepLateUploads(
       and requested_at < now() - make_interval(secs => ${uploadTtlSeconds + 5})
     order by requested_at limit 100`;
   for (const e of due) {
-    const late = await deletePrefix(deps.store, applicantPrefix(e.tenant_id, e.applicant_id));
+    const late = await deps.store.deletePrefix(applicantPrefix(e.tenant_id, e.applicant_id));
     await deps.sql`
       update applicant_erasures set resweep_done_at = now(),
         stats = jsonb_set(stats, '{late_objects}', to_jsonb(${late}::int))

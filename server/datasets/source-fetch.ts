@@ -4,7 +4,6 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { ObjectStore } from '../storage/s3.js';
 
 /** A permanent problem with a source (missing, refused, unparseable): retrying cannot help, so the version fails.
@@ -35,23 +34,16 @@ export async function localSource(uri: string, store: ObjectStore): Promise<Loca
       const bucket = u.hostname;
       const key = decodeURIComponent(u.pathname.replace(/^\//, ''));
       if (key.endsWith('/') || key === '') {
-        let token: string | undefined;
         let count = 0;
-        do {
-          const page = await store.client.send(
-            new ListObjectsV2Command({ Bucket: bucket, Prefix: key, ContinuationToken: token }),
-          );
-          for (const obj of page.Contents ?? []) {
-            if (!obj.Key || obj.Key.endsWith('/')) continue;
-            const body = await store.getFrom(bucket, obj.Key);
-            if (!body) continue;
-            const target = join(dir, obj.Key.slice(key.length));
-            await mkdir(dirname(target), { recursive: true });
-            await writeFile(target, body);
-            count++;
-          }
-          token = page.IsTruncated ? page.NextContinuationToken : undefined;
-        } while (token);
+        for await (const objKey of store.list(key, bucket)) {
+          if (objKey.endsWith('/')) continue;
+          const body = await store.getFrom(bucket, objKey);
+          if (!body) continue;
+          const target = join(dir, objKey.slice(key.length));
+          await mkdir(dirname(target), { recursive: true });
+          await writeFile(target, body);
+          count++;
+        }
         if (count === 0) throw new SourceError(`no objects under ${uri}`);
         return { path: dir, cleanup };
       }

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { CopyObjectCommand, DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { writeAudit } from '../audit/audit.js';
 import { type Sql, transaction } from '../db/sql.js';
 import { ApiError } from '../errors.js';
@@ -71,24 +70,14 @@ export async function readDocumentObject(
 }
 
 async function readKey(store: ObjectStore, key: string, maxBytes: number): Promise<ObjectRead> {
-  let size: number;
-  try {
-    const head = await store.client.send(new HeadObjectCommand({ Bucket: store.bucket, Key: key }));
-    size = head.ContentLength ?? 0;
-  } catch (err) {
-    if (isMissing(err)) return { kind: 'missing' };
-    throw err;
-  }
+  const head = await store.head(key);
+  if (!head) return { kind: 'missing' };
+  const size = head.size;
   if (size > maxBytes) return { kind: 'too_large', size };
   const bytes = await store.get(key);
   if (!bytes) return { kind: 'missing' };
   return bytes.length > maxBytes ? { kind: 'too_large', size: bytes.length } : { kind: 'bytes', bytes };
 }
-
-const isMissing = (err: unknown) => {
-  const name = (err as { name?: string }).name;
-  return name === 'NotFound' || name === 'NoSuchKey';
-};
 
 /** verified → rejected (integrity_mismatch) with its audit event, once: a later read finds it rejected. */
 async function rejectAltered(
@@ -135,25 +124,13 @@ async function rejectAltered(
  */
 export async function sealUpload(store: ObjectStore, d: StoredDocument): Promise<boolean> {
   if (!d.upload_key) return true;
-  try {
-    await store.client.send(
-      new CopyObjectCommand({
-        Bucket: store.bucket,
-        Key: d.storage_key,
-        CopySource: `${store.bucket}/${d.upload_key}`,
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isMissing(err)) return false;
-    throw err;
-  }
+  return store.copy(d.upload_key, d.storage_key);
 }
 
 /** The upload object once sealed (best effort: erasure removes whatever is left under the applicant's prefix). */
 export async function dropUpload(store: ObjectStore, log: Logger, d: StoredDocument): Promise<void> {
   if (!d.upload_key) return;
-  await store.client
-    .send(new DeleteObjectCommand({ Bucket: store.bucket, Key: d.upload_key }))
+  await store
+    .delete(d.upload_key)
     .catch((err: unknown) => log.warn({ err, document_id: d.id }, 'upload object not deleted after sealing'));
 }
