@@ -99,7 +99,7 @@ export function createMetrics(poolQueueDepth: () => number, poolTasks: () => num
       if (o) this.set(o.oldest_age_seconds);
     },
   });
-  return {
+  const metrics: Metrics = {
     registry,
     sources,
     webhookDeliveries: new Counter({
@@ -181,6 +181,22 @@ export function createMetrics(poolQueueDepth: () => number, poolTasks: () => num
       registers: [registry],
     }),
   };
+  bornAtZero(metrics);
+  return metrics;
+}
+
+/** The label values of the series that alert rules watch with increase() or rate() (deploy/prometheus/alerts.yml). */
+export const WEBHOOK_OUTCOMES = ['succeeded', 'failed', 'gave_up', 'deferred'] as const;
+export const BATCH_RECORD_OUTCOMES = ['screened', 'error'] as const;
+export const BUILD_STATUSES = ['ready', 'failed'] as const;
+
+/** Every labelled series an alert rule watches exists at 0 from the start: increase() needs a sample before the
+ * event, and a series born at 1 by its first event shows no increase, so that alert could never fire on it
+ * (test/http/alerts-fire.test.ts loads the rules into a real Prometheus). */
+function bornAtZero(m: Metrics): void {
+  for (const outcome of WEBHOOK_OUTCOMES) m.webhookDeliveries.inc({ outcome }, 0);
+  for (const outcome of BATCH_RECORD_OUTCOMES) m.batchRecords.inc({ outcome }, 0);
+  for (const status of BUILD_STATUSES) m.buildDuration.zero({ status });
 }
 
 /** Drops the matcher series (screen duration, screens) of every dataset version but `keep`: a process serves one
