@@ -4,6 +4,17 @@
 // the barcode reader and the face detector only, so that a verdict never waits behind a document being read).
 import { workerData } from 'node:worker_threads';
 import { loadBarcodeReader } from './barcode/pdf417.js';
+import {
+  type AnchorsByCountry,
+  type Certificate,
+  type ChipData,
+  type ChipReport,
+  type Crl,
+  lazyAnchors,
+  parsePortrait,
+  portraitJpeg,
+  verifyChip,
+} from './chip/index.js';
 import { createDocumentReader, type DocumentReading } from './document/index.js';
 import { createFaceAnalyzer, type FaceAnalysis } from './face/index.js';
 import { type CaptureQuality, captureQuality } from './quality.js';
@@ -21,6 +32,12 @@ export type IdentityTask =
       kind: 'quality';
       image: Uint8Array;
       selfie: boolean;
+    }
+  | {
+      /** passive (and active) authentication of a chip's data, its DG2 portrait decoded and its face analysed */
+      kind: 'chip';
+      chip: ChipData;
+      anchors: AnchorsByCountry;
     };
 
 export interface IdentityResult {
@@ -30,7 +47,18 @@ export interface IdentityResult {
   took_ms: number;
 }
 
-export type IdentityOutput = IdentityResult | { kind: 'quality'; quality: CaptureQuality };
+export interface ChipResult {
+  kind: 'chip';
+  report: ChipReport;
+  /** the DG2 portrait as JPEG (null when DG2 could not be read or decoded: portrait_error says why) */
+  portrait: Uint8Array | null;
+  portrait_error: string | null;
+  /** the faces on the portrait (null without one) */
+  faces: FaceAnalysis | null;
+  took_ms: number;
+}
+
+export type IdentityOutput = IdentityResult | ChipResult | { kind: 'quality'; quality: CaptureQuality };
 
 const role: IdentityRole = (workerData as { role?: IdentityRole } | undefined)?.role ?? 'analysis';
 const reader = role === 'analysis' ? createDocumentReader() : null;
@@ -41,8 +69,29 @@ reader?.catch(() => {});
 analyzer.catch(() => {});
 barcodes.catch(() => {});
 
+/** The trust store's certificates and CRLs this thread has parsed, by fingerprint (see lazyAnchors). */
+const anchorCache = new Map<string, Certificate | Crl>();
+
+async function chip(task: Extract<IdentityTask, { kind: 'chip' }>, started: number): Promise<ChipResult> {
+  const report = verifyChip(task.chip, lazyAnchors(task.anchors, anchorCache));
+  const dg2 = task.chip.data_groups[2];
+  let portrait: Uint8Array | null = null;
+  let portrait_error: string | null = null;
+  let faces: FaceAnalysis | null = null;
+  if (dg2) {
+    try {
+      portrait = await portraitJpeg(parsePortrait(dg2));
+      faces = await (await analyzer).analyze(portrait.slice());
+    } catch (err) {
+      portrait_error = (err as Error).message;
+    }
+  }
+  return { kind: 'chip', report, portrait, portrait_error, faces, took_ms: performance.now() - started };
+}
+
 export default async function analyze(task: IdentityTask): Promise<IdentityOutput> {
   const started = performance.now();
+  if (task.kind === 'chip') return chip(task, started);
   const image = task.image;
   if (task.kind === 'quality') {
     const faces = await analyzer;

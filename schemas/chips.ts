@@ -3,6 +3,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
 
+/** Document types whose chip the service reads (ICAO 9303 eMRTDs: passports and ID cards). */
+export const CHIP_DOC_TYPES: ReadonlySet<string> = new Set(['passport', 'id_card', 'id_document']);
+
 /** Bytes as standard base64 (RFC 4648 §4, padding optional). */
 export const Base64 = (description: string, maxLength: number) =>
   Type.String({

@@ -132,7 +132,8 @@ export const FlowOut = Type.Object(
       Type.Array(Type.String(), {
         description:
           'what an open flow still waits for, in journey order: consent, each missing intake field by name ' +
-          '(legal_name, dob, …), document, selfie, submission (the applicant has not submitted yet); on a ' +
+          '(legal_name, dob, …), document, document_chip (passport_nfc_behavior required), selfie, submission ' +
+          '(the applicant has not submitted yet); on a ' +
           'single flow that is PENDING or AWAITING_INPUT',
       }),
     ),

@@ -18,6 +18,8 @@ import { type Bus, createBus, jobConsumerStats, type RunningWorker } from './bus
 import { connectNats } from './bus/nats.js';
 import { openStateKv, STATE_KEYS, type Watch, watchKey } from './bus/state-kv.js';
 import { checkRoutes } from './checks/check-routes.js';
+import { chipRoutes } from './chips/chip-routes.js';
+import { startChipVerifyWorker } from './chips/chip-verification.js';
 import type { Config } from './config.js';
 import { DASHBOARD_TAG, dashboardRoutes } from './dashboard/dashboard-routes.js';
 import { datasetOperatorRoutes } from './datasets/dataset-operator-routes.js';
@@ -339,6 +341,13 @@ function apiRoutes(d: {
       resumeFlow: resumeFlowAfterDocuments(flowDeps),
     }),
     ...documentRoutes(documentDeps),
+    ...chipRoutes({
+      sql,
+      bus,
+      store: documentDeps.store,
+      maxBytes: config.CHIP_MAX_BYTES,
+      previewTtlSeconds: config.DOCUMENT_PREVIEW_TTL_SECONDS,
+    }),
     ...documentQualityRoutes({
       sql,
       store: documentDeps.store,
@@ -394,6 +403,7 @@ async function startWorkers(
     webhookDeps: Parameters<typeof startWebhookDeliveryWorker>[0];
     pool: MatcherPool;
     metrics: Metrics;
+    trustAnchors: TrustAnchors;
   },
   started: RunningWorker[],
 ): Promise<void> {
@@ -437,6 +447,18 @@ async function startWorkers(
       maxBytes: config.DOCUMENT_MAX_BYTES,
       concurrency: config.IDENTITY_THREADS,
       onAnalysed: (tenantId, flowId) => resumeFlowAfterDocuments(flowDeps)(tenantId, flowId),
+    }),
+  );
+  started.push(
+    await startChipVerifyWorker({
+      sql,
+      store,
+      bus,
+      log,
+      pool: identityPool,
+      anchors: d.trustAnchors,
+      concurrency: config.IDENTITY_THREADS,
+      onVerified: (tenantId, flowId) => resumeFlowAfterDocuments(flowDeps)(tenantId, flowId),
     }),
   );
   const erasureDeps = { sql, store, bus, log };
@@ -591,7 +613,19 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       watches.push(await watchKey(kv, STATE_KEYS.fatf_version, log, async (v) => refreshFatf(Number(v))));
       if (config.ROLE !== 'api') {
         await startWorkers(
-          { config, log, datasetDeps, kv, bus, flowDeps, documentDeps, webhookDeps, pool, metrics },
+          {
+            config,
+            log,
+            datasetDeps,
+            kv,
+            bus,
+            flowDeps,
+            documentDeps,
+            webhookDeps,
+            pool,
+            metrics,
+            trustAnchors: trustStoreDeps.anchors,
+          },
           workers,
         );
       }

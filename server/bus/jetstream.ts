@@ -24,6 +24,7 @@ export const JOB_KINDS = [
   'applicant_erase',
   'document_verify',
   'document_analyze',
+  'chip_verify',
   'webhook_delivery',
   'flow_process',
   'batch_chunk',

@@ -61,7 +61,11 @@ export interface CheckInput {
 /** A flow's read uploads and what the template and the applicant allow (server/identity/). */
 export interface UploadInputs {
   identity: IdentityInputs;
-  template: { allowed_document_types: string[]; allowed_issuing_countries: string[] };
+  template: {
+    allowed_document_types: string[];
+    allowed_issuing_countries: string[];
+    passport_nfc_behavior?: string;
+  };
   /** the applicant's consent.biometric */
   biometric_consent: boolean;
 }

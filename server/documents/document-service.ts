@@ -320,13 +320,17 @@ export async function previewDocument(deps: DocumentDeps, tenantId: string, flow
   }
   // the operator is shown the verified bytes or nothing: a mismatch rejects the document (409)
   await readDocumentObject(deps, d, 'preview');
-  const expiresIn = deps.previewTtlSeconds;
+  return presignedView(deps.store, d.storage_key, d.mime_type, deps.previewTtlSeconds);
+}
+
+/** A short-lived presigned GET of an object that a browser shows inline and never caches. */
+export async function presignedView(store: ObjectStore, key: string, contentType: string, expiresIn: number) {
   const url = await getSignedUrl(
-    deps.store.client,
+    store.client,
     new GetObjectCommand({
-      Bucket: deps.store.bucket,
-      Key: d.storage_key,
-      ResponseContentType: d.mime_type,
+      Bucket: store.bucket,
+      Key: key,
+      ResponseContentType: contentType,
       ResponseContentDisposition: 'inline',
       ResponseCacheControl: 'private, no-store',
     }),
@@ -335,7 +339,7 @@ export async function previewDocument(deps: DocumentDeps, tenantId: string, flow
   return {
     url,
     method: 'GET' as const,
-    content_type: d.mime_type,
+    content_type: contentType,
     expires_in: expiresIn,
     expires_at: new Date(Date.now() + expiresIn * 1000).toISOString(),
   };

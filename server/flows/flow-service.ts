@@ -42,7 +42,7 @@ import { AllowanceExhausted } from '../domain-errors.js';
 import { ApiError, invalid, ValidationError } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
 import { differsFrom, documentApplicant, extractedFields } from '../identity/extracted.js';
-import { identityInputs } from '../identity/identity-inputs.js';
+import { identityInputs, verifiedChipMrz } from '../identity/identity-inputs.js';
 import type { Metrics } from '../metrics.js';
 import { type OutboxRow, outboxEvent, writeEvents } from '../outbox/outbox.js';
 import { type CheckPolicy, checkPolicyFor } from '../policy/check-policy.js';
@@ -604,6 +604,7 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
         template: {
           allowed_document_types: template.allowed_document_types,
           allowed_issuing_countries: template.allowed_issuing_countries,
+          passport_nfc_behavior: template.passport_nfc_behavior,
         },
         biometric_consent: applicant.consent?.biometric === true,
       },
@@ -612,9 +613,11 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
       const def = checkType(type);
       if (def) await once(type, name, () => def.run(checkDeps(deps), withUploads));
     }
-    const mrz = identity.document?.reading?.mrz;
+    // a verified chip's DG1 first: issued by the state and unaltered, it outranks the printed MRZ
+    const chipMrz = verifiedChipMrz(identity);
+    const mrz = chipMrz ?? identity.document?.reading?.mrz;
     if (mrz) {
-      extracted = extractedFields(mrz, applicant);
+      extracted = extractedFields(mrz, applicant, chipMrz ? 'chip' : 'mrz');
       const docApplicant = documentApplicant(mrz);
       const docName = subjectName(docApplicant) ?? null;
       if (

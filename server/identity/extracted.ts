@@ -2,7 +2,8 @@ import type { MrzFields } from '../../identity/document/index.js';
 import type { ApplicantData } from '../checks/check-type.js';
 import { subjectName } from '../checks/types/aml-screen.js';
 
-/** MRZ fields copied into flows.extracted_fields, each with source `mrz` (shape B's extracted_field_sources). */
+/** MRZ fields copied into flows.extracted_fields, each with its source (shape B's extracted_field_sources): `chip`
+ * for a verified chip's DG1, `mrz` for the printed MRZ read by OCR. */
 const MRZ_FIELDS = [
   'document_type',
   'issuing_country',
@@ -19,12 +20,13 @@ const MRZ_FIELDS = [
 export function extractedFields(
   mrz: MrzFields,
   _applicant: ApplicantData,
+  source: 'mrz' | 'chip' = 'mrz',
 ): { fields: Record<string, unknown>; sources: Record<string, string> } {
   const fields: Record<string, unknown> = { mrz_format: mrz.format };
-  const sources: Record<string, string> = { mrz_format: 'mrz' };
+  const sources: Record<string, string> = { mrz_format: source };
   for (const k of MRZ_FIELDS) {
     fields[k] = mrz[k];
-    sources[k] = 'mrz';
+    sources[k] = source;
   }
   return { fields, sources };
 }

@@ -1,6 +1,12 @@
 import { Piscina } from 'piscina';
 import type { CaptureQuality } from '../../identity/quality.js';
-import type { IdentityOutput, IdentityResult, IdentityRole, IdentityTask } from '../../identity/worker.js';
+import type {
+  ChipResult,
+  IdentityOutput,
+  IdentityResult,
+  IdentityRole,
+  IdentityTask,
+} from '../../identity/worker.js';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { IDENTITY_WORKER } from '../paths.js';
@@ -46,7 +52,15 @@ export class IdentityPool {
   /** Reads one upload (document or selfie) on an identity thread. */
   async analyze(task: IdentityTask & { kind: 'document' | 'selfie' }): Promise<IdentityResult> {
     const out = await this.run(task);
-    if (out.kind === 'quality') throw new Error('an analysis task answered with a quality verdict');
+    if (out.kind === 'quality' || out.kind === 'chip')
+      throw new Error(`an analysis task answered with ${out.kind}`);
+    return out;
+  }
+
+  /** Verifies one chip's data on an identity thread (passive authentication, the DG2 portrait's faces). */
+  async verifyChip(task: Extract<IdentityTask, { kind: 'chip' }>): Promise<ChipResult> {
+    const out = await this.run(task);
+    if (out.kind !== 'chip') throw new Error('a chip task answered with something else');
     return out;
   }
 
@@ -62,10 +76,12 @@ export class IdentityPool {
     const pool = this.started();
     if (pool.queueSize >= this.maxQueue)
       throw new ApiError('overloaded', { headers: { 'retry-after': '1' } });
-    // a Buffer may be a view into a shared slab: transfer only a buffer of our own
-    const own = task.image.byteOffset === 0 && task.image.byteLength === task.image.buffer.byteLength;
-    const image = own ? task.image : task.image.slice();
     try {
+      // chip data is small and copied; an image is transferred
+      if (task.kind === 'chip') return await pool.run(task);
+      // a Buffer may be a view into a shared slab: transfer only a buffer of our own
+      const own = task.image.byteOffset === 0 && task.image.byteLength === task.image.buffer.byteLength;
+      const image = own ? task.image : task.image.slice();
       return await pool.run({ ...task, image }, { transferList: [image.buffer as ArrayBuffer] });
     } catch (err) {
       if (err instanceof Error && /queue is at limit/i.test(err.message)) {

@@ -10,6 +10,8 @@ import {
   randomBytes,
   sign,
 } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 
@@ -377,4 +379,52 @@ export function aaSign(key: KeyObject, challenge: Uint8Array): Buffer {
   const h = createHash('sha1').update(m1).update(challenge).digest();
   const block = Buffer.concat([Buffer.from([0x6a]), m1, h, Buffer.from([0xbc])]);
   return privateEncrypt({ key, padding: constants.RSA_NO_PADDING }, block);
+}
+
+// ---- JPEG 2000 ----------------------------------------------------------------------------------------------
+
+interface J2KEncoder {
+  getDecodedBuffer(f: object): Uint8Array;
+  encode(): void;
+  getEncodedBuffer(): Uint8Array;
+}
+
+/** A JPEG 2000 codestream of 8-bit RGB pixels, encoded with OpenJPEG's wasm build (its encoder, from disk). */
+export async function encodeJ2k(rgb: Uint8Array, width: number, height: number): Promise<Buffer> {
+  const require = createRequire(import.meta.url);
+  const factory = require(require.resolve('@cornerstonejs/codec-openjpeg/wasmjs')) as (
+    m: object,
+  ) => Promise<{ J2KEncoder: new () => J2KEncoder }>;
+  const m = await factory({
+    wasmBinary: readFileSync(require.resolve('@cornerstonejs/codec-openjpeg/wasm')),
+    print() {},
+    printErr() {},
+  });
+  const enc = new m.J2KEncoder();
+  const frame = {
+    width,
+    height,
+    bitsPerSample: 8,
+    componentCount: 3,
+    isSigned: false,
+    isUsingColorSpace: false,
+  };
+  enc.getDecodedBuffer(frame).set(rgb);
+  enc.encode();
+  return Buffer.from(enc.getEncodedBuffer());
+}
+
+/** A JP2 file (signature, file type and codestream boxes) around a JPEG 2000 codestream, as chips store them. */
+export function jp2File(codestream: Uint8Array): Buffer {
+  const box = (type: string, payload: Uint8Array) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(8 + payload.length);
+    head.write(type, 4, 'latin1');
+    return Buffer.concat([head, payload]);
+  };
+  return Buffer.concat([
+    Buffer.from('0000000c6a5020200d0a870a', 'hex'),
+    box('ftyp', Buffer.from('jp2 \0\0\0\0jp2 ', 'latin1')),
+    box('jp2c', codestream),
+  ]);
 }

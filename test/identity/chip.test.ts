@@ -5,7 +5,6 @@
 
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import {
@@ -24,6 +23,8 @@ import {
 } from '../../identity/chip/index.js';
 import {
   aaSign,
+  encodeJ2k,
+  jp2File,
   type KeyKind,
   keyPair,
   makeCrl,
@@ -385,39 +386,10 @@ describe('CSCA master lists', () => {
 
 describe('the DG2 portrait', () => {
   it('a JPEG 2000 portrait decodes with the OpenJPEG wasm build, loaded from disk', async () => {
-    const require = createRequire(import.meta.url);
-    const encoderJs = require.resolve('@cornerstonejs/codec-openjpeg/wasmjs');
-    const factory = require(encoderJs) as (m: object) => Promise<{ J2KEncoder: new () => J2KEncoder }>;
-    const m = await factory({
-      wasmBinary: readFileSync(require.resolve('@cornerstonejs/codec-openjpeg/wasm')),
-      print() {},
-      printErr() {},
-    });
-    const enc = new m.J2KEncoder();
-    const raw = enc.getDecodedBuffer({
-      width: 64,
-      height: 48,
-      bitsPerSample: 8,
-      componentCount: 3,
-      isSigned: false,
-      isUsingColorSpace: false,
-    });
-    for (let i = 0; i < raw.length; i++) raw[i] = i % 3 === 0 ? 220 : 40;
-    enc.encode();
-    const codestream = Buffer.from(enc.getEncodedBuffer());
-    // a JP2 file around the codestream, as most chips store it
-    const box = (type: string, payload: Buffer) => {
-      const head = Buffer.alloc(8);
-      head.writeUInt32BE(8 + payload.length);
-      head.write(type, 4, 'latin1');
-      return Buffer.concat([head, payload]);
-    };
-    const jp2 = Buffer.concat([
-      Buffer.from('0000000c6a5020200d0a870a', 'hex'),
-      box('ftyp', Buffer.from('jp2 \0\0\0\0jp2 ', 'latin1')),
-      box('jp2c', codestream),
-    ]);
-    for (const image of [codestream, jp2]) {
+    const raw = new Uint8Array(64 * 48 * 3).map((_, i) => (i % 3 === 0 ? 220 : 40));
+    const codestream = await encodeJ2k(raw, 64, 48);
+    // a raw codestream, and a JP2 file around it as most chips store it
+    for (const image of [codestream, jp2File(codestream)]) {
       const p = parsePortrait(makeDg2(image, 1, 64, 48));
       expect(p.format).toBe('jpeg2000');
       const jpeg = await portraitJpeg(p);
@@ -431,12 +403,6 @@ describe('the DG2 portrait', () => {
     ).rejects.toThrow(ChipFormatError);
   });
 });
-
-interface J2KEncoder {
-  getDecodedBuffer(f: object): Uint8Array;
-  encode(): void;
-  getEncodedBuffer(): Uint8Array;
-}
 
 const NFC = sharedPath('nfc');
 const HAS_NFC = existsSync(NFC);

@@ -1,7 +1,14 @@
+import { CHIP_REASON_CODES, type ChipSubCheckName, mrzMatchesVisual } from '../../../identity/chip/index.js';
 import type { DocumentReading, MrzFields } from '../../../identity/document/index.js';
 import { reportedReading } from '../../../identity/document/report.js';
 import { compare } from '../../../matcher/index.js';
-import type { IdentityInputs, ReadUpload } from '../../identity/identity-inputs.js';
+import { CHIP_DOC_TYPES } from '../../../schemas/chips.js';
+import {
+  type ChipUpload,
+  type IdentityInputs,
+  type ReadUpload,
+  verifiedChipMrz,
+} from '../../identity/identity-inputs.js';
 import type { ApplicantData, CheckOutcome, CheckTypeDef } from '../check-type.js';
 import { runSubChecks, type SubCheck, type SubCheckDef, type SubCheckResult } from '../sub-checks.js';
 import { subjectName } from './aml-screen.js';
@@ -54,6 +61,33 @@ export const documentType: CheckTypeDef = {
       description: 'No face (portrait) was found on the document',
       decide: () => 'MANUAL_REVIEW',
     },
+    document_chip_missing: {
+      description:
+        'passport_nfc_behavior is required and no chip data was submitted for the passport or ID card (the flow waits in AWAITING_INPUT with missing input document_chip)',
+      decide: () => 'MANUAL_REVIEW',
+    },
+    document_chip_unreadable: {
+      description: 'The chip data could not be read (EF.SOD or DG1 malformed), or its verification failed',
+      decide: () => 'MANUAL_REVIEW',
+    },
+    document_chip_invalid: {
+      description: 'A data-group hash or the EF.SOD signature does not verify: the chip data was altered',
+      decide: () => 'REJECTED',
+    },
+    document_chip_untrusted: {
+      description:
+        "The Document Signer does not chain to a trusted CSCA of the document's state (none in the trust store, another CSCA, not valid at signing time, key usage, revoked, another state), or no Document Signer certificate was given",
+      decide: () => 'MANUAL_REVIEW',
+    },
+    document_chip_not_genuine: {
+      description:
+        "Active Authentication failed: the chip did not sign the server's challenge with DG15's key (a cloned chip, or an answer to another challenge)",
+      decide: () => 'REJECTED',
+    },
+    document_chip_mismatch: {
+      description: "The chip's MRZ (DG1) and the printed MRZ of the same document disagree",
+      decide: () => 'MANUAL_REVIEW',
+    },
   },
   async run(_deps, input) {
     if (!input.uploads) return inputsMissing('document');
@@ -80,6 +114,8 @@ export function inputsMissing(type: 'document' | 'selfie'): CheckOutcome {
 export interface DocumentCheckTemplate {
   allowed_document_types: string[];
   allowed_issuing_countries: string[];
+  /** the template's passport_nfc_behavior (absent: optional) */
+  passport_nfc_behavior?: string;
 }
 
 /** The DocumentType an MRZ document code (ICAO 9303: P…, I…, A…, C…, V…) stands for. */
@@ -112,19 +148,40 @@ export const mrzName = (m: { given_names: string; surname: string }) =>
 export interface DocumentContext {
   doc: ReadUpload;
   reading: DocumentReading | null;
+  /** the MRZ the checks rest on: a verified chip's DG1, else the OCR reading's */
   mrz: MrzFields | null;
-  /** an MRZ was read and the reading accepted: only then may a sub-check reject */
+  /** a verified chip's DG1, or an MRZ read and the reading accepted: only then may a sub-check reject */
   accepted: boolean;
+  /** the document's checked chip (issue 28) */
+  chip?: ChipUpload | undefined;
   applicant: ApplicantData;
   template: DocumentCheckTemplate;
   now: Date;
 }
 
-/** A sub-check over the MRZ's fields, skipped when there is no reading with an MRZ. */
-const onMrz =
-  (run: (c: DocumentContext, m: MrzFields, r: DocumentReading) => SubCheckResult) =>
+/** A sub-check over the OCR reading of the printed MRZ, skipped when there is no reading with an MRZ. */
+const onReading =
+  (run: (c: DocumentContext, r: DocumentReading) => SubCheckResult) =>
   (c: DocumentContext): SubCheckResult | null =>
-    c.mrz && c.reading ? run(c, c.mrz, c.reading) : null;
+    c.reading?.mrz ? run(c, c.reading) : null;
+
+/** A sub-check over the MRZ's fields (the verified chip's, else the printed one's), skipped without one. */
+const onMrz =
+  (run: (c: DocumentContext, m: MrzFields) => SubCheckResult) =>
+  (c: DocumentContext): SubCheckResult | null =>
+    c.mrz ? run(c, c.mrz) : null;
+
+/** A chip sub-check as the identity worker's report has it; not recorded without a checked chip. */
+const fromChip =
+  (name: ChipSubCheckName) =>
+  ({ chip }: DocumentContext): SubCheckResult | null => {
+    const s = chip?.report?.sub_checks.find((x) => x.name === name);
+    return s ? { passed: s.passed, value: s.value, reason_code: s.reason_code } : null;
+  };
+
+/** Whether the template requires a chip for this document: passports and ID cards. */
+const chipRequired = (c: DocumentContext) =>
+  c.template.passport_nfc_behavior === 'required' && CHIP_DOC_TYPES.has(c.doc.doc_type);
 
 /**
  * The document check's sub-checks, in the order they are recorded. Reason codes (declared above;
@@ -146,12 +203,12 @@ export const DOCUMENT_SUB_CHECKS: SubCheckDef<DocumentContext>[] = [
   {
     name: 'check_digits_valid',
     reason_code: 'document_check_digits_invalid',
-    run: onMrz((_c, _m, r) => ({ passed: r.check_digits_valid, value: r.check_digits_valid })),
+    run: onReading((_c, r) => ({ passed: r.check_digits_valid, value: r.check_digits_valid })),
   },
   {
     name: 'reading_accepted',
     reason_code: 'document_reading_unconfirmed',
-    run: onMrz((_c, _m, r) => ({ passed: r.accepted, value: r.reasons, raise: r.check_digits_valid })),
+    run: onReading((_c, r) => ({ passed: r.accepted, value: r.reasons, raise: r.check_digits_valid })),
   },
   {
     name: 'not_expired',
@@ -224,6 +281,40 @@ export const DOCUMENT_SUB_CHECKS: SubCheckDef<DocumentContext>[] = [
       raise: !!reading || !doc.error,
     }),
   },
+  // the chip (issue 28): recorded when one was checked; chip_read also when the template requires one
+  {
+    name: 'chip_read',
+    reason_code: CHIP_REASON_CODES.chip_read,
+    run: (c) => {
+      if (!c.chip) {
+        return chipRequired(c) ? { passed: false, value: null, reason_code: 'document_chip_missing' } : null;
+      }
+      if (!c.chip.report)
+        return { passed: false, value: null, error: c.chip.error ?? 'the chip was not verified' };
+      return fromChip('chip_read')(c);
+    },
+  },
+  {
+    name: 'chip_data_integrity',
+    reason_code: CHIP_REASON_CODES.chip_data_integrity,
+    run: fromChip('chip_data_integrity'),
+  },
+  { name: 'chip_signature', reason_code: CHIP_REASON_CODES.chip_signature, run: fromChip('chip_signature') },
+  {
+    name: 'chip_certificate_chain',
+    reason_code: CHIP_REASON_CODES.chip_certificate_chain,
+    run: fromChip('chip_certificate_chain'),
+  },
+  {
+    name: 'chip_active_authentication',
+    reason_code: CHIP_REASON_CODES.chip_active_authentication,
+    run: fromChip('chip_active_authentication'),
+  },
+  {
+    name: 'chip_mrz_matches_visual',
+    reason_code: CHIP_REASON_CODES.chip_mrz_matches_visual,
+    run: ({ chip }) => (chip?.report ? mrzMatchesVisual(chip.report.dg1, chip.printed) : null),
+  },
 ];
 
 /** The document check over the flow's read identity document: every sub-check of DOCUMENT_SUB_CHECKS recorded with
@@ -240,18 +331,20 @@ export function documentCheck(
     return outcome(['document_unreadable'], [], undefined, started, 'no read identity document');
   }
   const reading = doc.reading;
-  const mrz = reading?.mrz ?? null;
-  const accepted = !!(mrz && reading?.accepted);
+  const chipMrz = verifiedChipMrz(inputs);
+  const mrz = chipMrz ?? reading?.mrz ?? null;
+  const accepted = !!chipMrz || !!(reading?.mrz && reading.accepted);
   const { subs, signals } = runSubChecks(DOCUMENT_SUB_CHECKS, {
     doc,
     reading,
     mrz,
     accepted,
+    chip: inputs.chip,
     applicant,
     template,
     now,
   });
-  return outcome(signals, subs, doc, started, null);
+  return outcome(signals, subs, doc, started, null, inputs.chip, chipMrz ? 'chip' : 'mrz');
 }
 
 function outcome(
@@ -260,6 +353,8 @@ function outcome(
   doc: ReadUpload | undefined,
   started: number,
   error: string | null,
+  chip?: ChipUpload,
+  mrzSource: 'chip' | 'mrz' = 'mrz',
 ): CheckOutcome {
   const r = doc?.reading ?? null;
   return {
@@ -278,8 +373,33 @@ function outcome(
       read_error: doc?.error ?? null,
       faces: doc?.faces ?? [],
       image: doc ? { width: doc.image_width, height: doc.image_height } : null,
+      mrz_source: mrzSource,
+      chip: chip ? chipEvidence(chip) : null,
     },
     error,
     alerts: [],
+  };
+}
+
+/** The chip as the check's evidence: the report (DG1, signer, chain, hashes) and the trust-store version that
+ * verified it, never the raw data groups nor the portrait's embedding. */
+function chipEvidence(c: ChipUpload) {
+  return {
+    document_id: c.document_id,
+    verified: c.verified,
+    trust_store_version: c.trust_store_version,
+    error: c.error,
+    portrait: c.portrait_key ? { face_count: c.face_count } : null,
+    ...(c.report
+      ? {
+          dg1: c.report.dg1,
+          signer: c.report.signer,
+          chain: c.report.chain,
+          sod: c.report.sod,
+          data_groups: c.report.data_groups,
+          chip_authentication: c.report.chip_authentication,
+          active_authentication: c.report.active_authentication,
+        }
+      : {}),
   };
 }

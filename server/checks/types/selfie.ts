@@ -53,8 +53,15 @@ export const selfieType: CheckTypeDef = {
   },
 };
 
-/** The portrait's embedding: the largest face on the document (a card may carry a second, ghost image). */
+/** The portrait the selfie is matched against: a verified chip's DG2 portrait (the state's own photo, unaltered),
+ * else the printed one. */
+export const portraitSource = (inputs: IdentityInputs): 'chip' | 'document' =>
+  inputs.chip?.verified && inputs.chip.embeddings.length ? 'chip' : 'document';
+
+/** The portrait's embedding: the chip's (portraitSource), else the largest face on the document (a card may carry
+ * a second, ghost image). */
 function portraitEmbedding(inputs: IdentityInputs): number[] | undefined {
+  if (portraitSource(inputs) === 'chip') return inputs.chip?.embeddings[0];
   const doc = inputs.document;
   if (!doc?.faces.length) return undefined;
   let best = 0;
@@ -124,7 +131,10 @@ export const SELFIE_SUB_CHECKS: SubCheckDef<SelfieContext>[] = [
     reason_code: 'selfie_no_document_face',
     run: onSelfie(({ inputs }) => ({
       passed: !!portraitEmbedding(inputs),
-      value: inputs.document?.face_count ?? 0,
+      value:
+        portraitSource(inputs) === 'chip'
+          ? (inputs.chip?.face_count ?? 0)
+          : (inputs.document?.face_count ?? 0),
     })),
   },
   {
@@ -203,6 +213,7 @@ export function selfieCheck(
       selfie_document_id: selfie?.document_id ?? null,
       document_id: inputs.document?.document_id ?? null,
       face_match_score: match?.value ?? null,
+      portrait_source: portraitSource(inputs),
       face_match_threshold: policy.face_match_threshold,
       liveness_review_threshold: policy.liveness_review_threshold,
       sub_checks: subs,

@@ -1,0 +1,116 @@
+import { ChipChallengeOut, ChipSubmissionIn, ChipSubmissionOut } from '../../schemas/chips.js';
+import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
+import { DocumentParams, DocumentPreviewOut } from '../../schemas/documents.js';
+import { actorOf, writeAudit } from '../audit/audit.js';
+import { canPreviewDocuments, tenantOf } from '../auth/authorize.js';
+import { presignedView } from '../documents/document-service.js';
+import { ApiError } from '../errors.js';
+import { route } from '../http/router.js';
+import type { ObjectStore } from '../storage/s3.js';
+import { base64Cap } from '../trust-store/trust-store-routes.js';
+import { type ChipDeps, chipPortraitKeyOf, createChallenge, submitChip } from './chip-service.js';
+
+const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
+const E409 = {
+  description: 'The flow is decided, the document rejected, or its chip submitted already',
+  schema: ErrorEnvelope,
+};
+const E422 = {
+  description:
+    'chip_not_accepted (template or document type), chip_data_invalid, chip_challenge_invalid, or invalid fields',
+  schema: ValidationFailure,
+};
+
+/** Chip data of a flow's passport or ID card (secret key; operator sessions as the tenant's key). */
+export function chipRoutes(deps: ChipDeps & { store: ObjectStore; previewTtlSeconds: number }) {
+  const cap = base64Cap(deps.maxBytes);
+  return [
+    route({
+      method: 'POST',
+      path: '/v1/flows/{flow_id}/documents/{document_id}/chip/challenges',
+      operationId: 'createChipChallenge',
+      summary:
+        'An Active Authentication challenge for this document: 8 random bytes, single use, valid 5 minutes',
+      tag: 'documents',
+      auth: 'secret',
+      params: DocumentParams,
+      responses: {
+        201: { description: 'The challenge', schema: ChipChallengeOut },
+        404: E404,
+        409: E409,
+        422: E422,
+      },
+      handler: async ({ params, principal }) => ({
+        status: 201,
+        body: await createChallenge(deps, tenantOf(principal).tenant_id, params.flow_id, params.document_id),
+      }),
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/flows/{flow_id}/documents/{document_id}/chip',
+      operationId: 'submitDocumentChip',
+      summary:
+        "Submit what a reader app read from the document's chip (EF.SOD, DG1, DG2, …, base64): verified in the background",
+      tag: 'documents',
+      auth: 'secret',
+      params: DocumentParams,
+      body: ChipSubmissionIn(cap),
+      maxBodyBytes: cap + 64 * 1024,
+      responses: {
+        202: { description: 'Stored; passive authentication queued', schema: ChipSubmissionOut },
+        404: E404,
+        409: E409,
+        413: { description: 'Larger than CHIP_MAX_BYTES', schema: ErrorEnvelope },
+        422: E422,
+      },
+      handler: async ({ params, principal, body, req }) => {
+        const { tenant_id } = tenantOf(principal);
+        const out = await submitChip(
+          deps,
+          principal,
+          tenant_id,
+          params.flow_id,
+          params.document_id,
+          body,
+          req.request_id,
+        );
+        return { status: 202, body: out, audited: true };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/flows/{flow_id}/documents/{document_id}/chip/portrait',
+      operationId: 'previewChipPortrait',
+      summary:
+        "A short-lived presigned GET of the chip's DG2 portrait as JPEG (secret key or operator session only)",
+      tag: 'documents',
+      auth: 'secret',
+      params: DocumentParams,
+      responses: {
+        200: { description: 'Preview address', schema: DocumentPreviewOut },
+        403: { description: 'Not allowed', schema: ErrorEnvelope },
+        404: E404,
+      },
+      handler: async ({ params, principal, req }) => {
+        if (!canPreviewDocuments(principal)) throw new ApiError('forbidden');
+        const { tenant_id } = tenantOf(principal);
+        const key = await chipPortraitKeyOf(deps.sql, tenant_id, params.flow_id, params.document_id);
+        // seeing a portrait is itself an audited act
+        await writeAudit(deps.sql, {
+          tenant_id,
+          ...actorOf(principal),
+          action: 'document.chip_portrait_previewed',
+          resource_type: 'document',
+          resource_id: params.document_id,
+          request_id: req.request_id,
+          details: { flow_id: params.flow_id },
+        });
+        return {
+          status: 200,
+          body: await presignedView(deps.store, key, 'image/jpeg', deps.previewTtlSeconds),
+          headers: { 'cache-control': 'no-store' },
+        };
+      },
+    }),
+  ];
+}
