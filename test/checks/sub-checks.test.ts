@@ -2,12 +2,13 @@
 // that fails it, and the runner's rules (a null result is not recorded, `raise: false` records without raising).
 import { describe, expect, it } from 'vitest';
 import { SPECIMEN_TD3 } from '../../bench/mrz-specimens.js';
+import type { ChipReport } from '../../identity/chip/index.js';
 import type { DocumentReading, MrzFields } from '../../identity/document/index.js';
 import { runSubChecks, type SubCheckDef } from '../../server/checks/sub-checks.js';
 import { DOCUMENT_SUB_CHECKS, type DocumentContext } from '../../server/checks/types/document.js';
 import type { FrameEvidence } from '../../server/checks/types/liveness-challenge.js';
 import { SELFIE_SUB_CHECKS, type SelfieContext } from '../../server/checks/types/selfie.js';
-import type { ReadUpload } from '../../server/identity/identity-inputs.js';
+import type { ChipUpload, ReadUpload } from '../../server/identity/identity-inputs.js';
 
 const mrz: MrzFields = { ...SPECIMEN_TD3, expiry_date: '2030-04-15', optional_data: null };
 const quality = { width: 1300, height: 900, blur: 2000, glare: 0, ok: true, reasons: [] };
@@ -73,7 +74,71 @@ describe('document sub-checks', () => {
       'dob_matches_applicant',
       'image_quality',
       'face_present',
+      'chip_read',
+      'chip_data_integrity',
+      'chip_signature',
+      'chip_certificate_chain',
+      'chip_active_authentication',
+      'chip_mrz_matches_visual',
     ]);
+  });
+
+  it('the chip rows: from the chip report, recorded only with a chip, chip_read raising document_chip_missing when required', () => {
+    const names = [
+      'chip_read',
+      'chip_data_integrity',
+      'chip_signature',
+      'chip_certificate_chain',
+      'chip_active_authentication',
+    ] as const;
+    const report = (failing: string | null) =>
+      ({
+        verified: failing === null,
+        dg1: mrz,
+        sub_checks: names.map((name) => ({
+          name,
+          passed: name !== failing,
+          value: null,
+          reason_code:
+            name === 'chip_certificate_chain' ? 'document_chip_untrusted' : 'document_chip_invalid',
+        })),
+      }) as unknown as ChipReport;
+    const chip = (r: ChipReport | null, printed: MrzFields | null = mrz): ChipUpload => ({
+      document_id: 'd1',
+      report: r,
+      verified: !!r?.verified,
+      trust_store_version: 1,
+      portrait_key: null,
+      face_count: 1,
+      error: r ? null : 'verification_failed: x',
+      embeddings: [],
+      printed,
+    });
+    const chipRows = DOCUMENT_SUB_CHECKS.filter((d) => d.name.startsWith('chip_'));
+    expect(runSubChecks(chipRows, doc()).subs).toEqual([]);
+    const ok = runSubChecks(chipRows, doc({ chip: chip(report(null)) }));
+    expect(ok.subs.map((x) => [x.name, x.passed])).toEqual(
+      [...names, 'chip_mrz_matches_visual'].map((n) => [n, true]),
+    );
+    expect(ok.signals).toEqual([]);
+    expect(runSubChecks(chipRows, doc({ chip: chip(report('chip_certificate_chain')) })).signals).toEqual([
+      'document_chip_untrusted',
+    ]);
+    expect(
+      runSubChecks(chipRows, doc({ chip: chip(report(null), { ...mrz, document_number: 'X1' }) })).signals,
+    ).toEqual(['document_chip_mismatch']);
+    expect(runSubChecks(chipRows, doc({ chip: chip(null) })).signals).toEqual(['document_chip_unreadable']);
+    const required = doc({
+      template: {
+        allowed_document_types: [],
+        allowed_issuing_countries: [],
+        passport_nfc_behavior: 'required',
+      },
+    });
+    expect(runSubChecks(chipRows, required)).toMatchObject({
+      subs: [{ name: 'chip_read', passed: false }],
+      signals: ['document_chip_missing'],
+    });
   });
 
   const expired = { ...mrz, expiry_date: '2020-01-01' };
