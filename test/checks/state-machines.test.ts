@@ -1,6 +1,7 @@
 // The two state machines (server/flows/flow-states.ts, server/alerts/alert-states.ts): one test per rule.
 import { describe, expect, it } from 'vitest';
 import * as alerts from '../../server/alerts/alert-states.js';
+import { DomainError } from '../../server/domain-errors.js';
 import { ApiError } from '../../server/errors.js';
 import * as flows from '../../server/flows/flow-states.js';
 
@@ -8,7 +9,7 @@ const codeOf = (fn: () => void): string | undefined => {
   try {
     fn();
   } catch (e) {
-    return e instanceof ApiError ? e.code : String(e);
+    return e instanceof ApiError || e instanceof DomainError ? e.code : String(e);
   }
   return undefined;
 };
