@@ -11,6 +11,7 @@ import {
   Timestamp,
   Uuid,
 } from './common.js';
+import { DocumentOut } from './documents.js';
 
 export const FLOW_STATUSES = [
   'PENDING',
@@ -127,7 +128,7 @@ export const FlowOut = Type.Object(
     execution_mode: ExecutionMode,
     datasets: Type.Optional(Type.Array(AmlDataset)),
     checks: Type.Optional(Type.Array(CheckOut)),
-    documents: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+    documents: Type.Optional(Type.Array(DocumentOut)),
     missing_inputs: Type.Optional(
       Type.Array(Type.String(), {
         description:

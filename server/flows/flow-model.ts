@@ -1,3 +1,4 @@
+import type { DocumentOut } from '../../schemas/documents.js';
 import type { FlowOut, FlowOutB, FlowResult } from '../../schemas/flows.js';
 import { type CheckRow, checkOut } from '../checks/check-model.js';
 
@@ -42,7 +43,7 @@ export function resultOf(status: FlowOut['status']): FlowResult {
 export function flowOut(
   f: FlowRow,
   checks: CheckRow[] | undefined,
-  documents: Record<string, unknown>[] = [],
+  documents: DocumentOut[] = [],
   missing?: string[],
 ): FlowOut {
   return {
@@ -85,7 +86,7 @@ export function flowOutB(
   f: FlowRow,
   checks: CheckRow[],
   template: { name: string; checks_only: boolean } | null,
-  documents: Record<string, unknown>[] = [],
+  documents: DocumentOut[] = [],
 ): FlowOutB {
   const { status, decision: _d, result: _r, ...rest } = flowOut(f, checks, documents);
   const outcome = OUTCOME[status];

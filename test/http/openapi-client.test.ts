@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -150,11 +150,54 @@ describe('/openapi.json for client generators', () => {
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   }, 60_000);
 
+  it("the README's typed-client snippet typechecks under module nodenext against the generated types", async () => {
+    // issue 32 item 13: the snippet imported './veriscreen' without an extension, which nodenext refuses
+    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+    const snippet = /### A typed client[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(snippet).toContain("from 'openapi-fetch'");
+    const generate = /npx openapi-typescript \S+ -o (\S+)\.d\.ts/.exec(readme)?.[1];
+    expect(generate).toBe('veriscreen');
+    // under the repository (.tmp, ignored) so that openapi-fetch resolves from its node_modules
+    const at = join(REPO_ROOT, '.tmp', 'readme-client');
+    await mkdir(at, { recursive: true });
+    await writeFile(join(at, `${generate}.d.ts`), astToString(await openapiTS(doc as never)));
+    await writeFile(join(at, 'readme-snippet.ts'), `export {};\n${snippet}`);
+    const tsc = await run(bin('tsc'), [
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--strict',
+      '--noEmit',
+      '--skipLibCheck',
+      '--types',
+      'node',
+      join(at, 'readme-snippet.ts'),
+    ]);
+    expect(tsc.out).toBe('');
+    expect(tsc.code).toBe(0);
+  }, 90_000);
+
   it('gives openapi-typescript named types, and an openapi-fetch program typechecks and runs', async () => {
     const types = astToString(await openapiTS(doc as never));
-    for (const name of ['Flow', 'RedactedFlow', 'Applicant', 'Check', 'Error', 'HTTPValidationError']) {
+    for (const name of [
+      'Flow',
+      'RedactedFlow',
+      'Applicant',
+      'Check',
+      'Document',
+      'Error',
+      'HTTPValidationError',
+    ]) {
       expect(types).toContain(`    ${name}: {`);
     }
+    // a flow's documents are named Document objects, not maps of unknown
+    expect(
+      (doc as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }).components
+        .schemas.Flow?.properties.documents,
+    ).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Document' } });
     // the generated file sits next to the program (not committed: see .gitignore)
     await writeFile(join(CLIENT_DIR, 'api.d.ts'), types);
     const tsc = await run(bin('tsc'), ['-p', join(CLIENT_DIR, 'tsconfig.json')]);

@@ -11,6 +11,8 @@ export interface Seen {
   flow: Schemas['Flow'];
   applicant: Schemas['Applicant'];
   fetched: Schemas['Flow'];
+  /** a flow's documents are Document objects (issue 32 item 13: they were maps of unknown) */
+  documents: Schemas['Document'][];
   checks: Schemas['Check'][];
   missingCode: string;
   missingStatus: number;
@@ -86,6 +88,7 @@ export async function run(
     flow,
     applicant: applicant.data,
     fetched: fetched.data,
+    documents: (fetched.data.documents ?? []).map((d) => ({ ...d, upload_status: d.upload_status })),
     checks: checks.data.items,
     missingCode: code,
     missingStatus: missing.response.status,
