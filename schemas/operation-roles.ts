@@ -67,6 +67,9 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   getFlowDocument: 'analyst',
   completeFlowDocument: 'analyst',
   previewFlowDocument: 'analyst',
+  createChipChallenge: 'analyst',
+  submitDocumentChip: 'analyst',
+  previewChipPortrait: 'analyst',
   documentQuality: 'analyst',
   createLivenessChallenge: 'analyst',
   // operators and sessions

@@ -211,6 +211,12 @@ export const previewDocument = (flowId: string, documentId: string) =>
     'GET',
     `/v1/flows/${encodeURIComponent(flowId)}/documents/${encodeURIComponent(documentId)}/preview`,
   );
+/** GET …/documents/{id}/chip/portrait: the chip's DG2 portrait as JPEG (audited). */
+export const previewChipPortrait = (flowId: string, documentId: string) =>
+  request<DocumentPreviewOut>(
+    'GET',
+    `/v1/flows/${encodeURIComponent(flowId)}/documents/${encodeURIComponent(documentId)}/chip/portrait`,
+  );
 export const listChecks = (q: Query) => request<Page<CheckOut>>('GET', '/v1/checks', { query: q });
 
 // ---- applicants

@@ -5,10 +5,18 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestVersion } from '../../server/datasets/lifecycle.js';
+import { makeCsca, makeDg1, makeDg2, makeSigner, makeSod } from '../helpers/chip-fixtures.js';
 import { CHROMIUM, CHROMIUM_FLAGS, HAVE_CHROMIUM } from '../helpers/chromium.js';
-import { face, HAS_IDENTITY_DATA, SPECIMEN_TD3, specimenWithPortrait } from '../helpers/identity-images.js';
+import {
+  face,
+  HAS_IDENTITY_DATA,
+  SPECIMEN_TD3,
+  specimenWithPortrait,
+  td3Lines,
+} from '../helpers/identity-images.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 import {
   call,
@@ -669,6 +677,8 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
           body: bytes,
         });
         await put.arrayBuffer();
+        // the passport's chip as a reader app sends it (before the image, so the flow waits for its verification)
+        if (docType === 'passport') await submitChip(t, id, c.body.id, key);
         await call(t.url, 'POST', `/v1/flows/${id}/documents/${c.body.id}/complete`, { token: key });
       }
       await expect
@@ -698,9 +708,60 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
             .evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth),
         )
         .toBeGreaterThan(0);
+      // the chip: verified, its sub-checks listed, its portrait beside the printed one
+      await page.locator('.chip-result[data-chip-verified="true"]').waitFor();
+      await page.locator('tr[data-sub-check="chip_signature"]').waitFor();
+      await expect
+        .poll(() =>
+          page
+            .getByAltText('Chip portrait')
+            .evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth),
+        )
+        .toBeGreaterThan(0);
       await shot('16-flow-identity', true);
       await signOut();
     },
     180_000,
   );
 });
+
+/** Loads a generated CSCA into the trust store and submits the chip of document `docId`: DG1 (the specimen's MRZ),
+ * DG2 (img2's face as JPEG), an EF.SOD signed by a Document Signer of that CSCA. */
+async function submitChip(
+  t: { url: string; adminToken: string },
+  flowId: string,
+  docId: string,
+  key: string,
+) {
+  const csca = makeCsca({ country: 'UT', cn: 'CSCA Utopia', kind: 'p256', slot: 'e2e-csca' });
+  const ds = makeSigner({ country: 'UT', cn: 'DS Utopia', kind: 'p256', slot: 'e2e-ds' }, csca);
+  const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
+  const loaded = await call(t.url, 'POST', '/admin/trust_store/cscas', {
+    admin: t.adminToken,
+    body: { data: b64(csca.der) },
+  });
+  expect(loaded.status).toBe(201);
+  const portrait = await sharp(await readFile(face('img2.jpg')))
+    .extract({ left: 560, top: 170, width: 420, height: 560 })
+    .resize(240, 320)
+    .jpeg()
+    .toBuffer();
+  const dgs = {
+    1: makeDg1(
+      td3Lines({
+        surname: 'ERIKSSON',
+        given_names: 'ANNA MARIA',
+        birth_date: '1974-08-12',
+        expiry_date: '2012-04-15',
+        sex: 'F',
+        document_number: 'L898902C3',
+      }),
+    ),
+    2: makeDg2(portrait, 0, 240, 320),
+  };
+  const r = await call(t.url, 'POST', `/v1/flows/${flowId}/documents/${docId}/chip`, {
+    token: key,
+    body: { sod: b64(makeSod(ds, dgs)), data_groups: { 1: b64(dgs[1]), 2: b64(dgs[2]) } },
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(202);
+}

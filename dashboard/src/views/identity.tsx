@@ -1,4 +1,11 @@
-import { type ApplicantOut, type CheckOut, type FlowOut, getApplicant, previewDocument } from '../api';
+import {
+  type ApplicantOut,
+  type CheckOut,
+  type FlowOut,
+  getApplicant,
+  previewChipPortrait,
+  previewDocument,
+} from '../api';
 import { humanize } from '../format';
 import { Badge, useAsync } from '../ui';
 
@@ -28,6 +35,17 @@ interface Evidence {
   image?: { width: number | null; height: number | null } | null;
   face_match_score?: number | null;
   face_match_threshold?: number;
+  portrait_source?: 'chip' | 'document';
+  /** the document's chip (document check, issue 28) */
+  chip?: {
+    document_id: string;
+    verified: boolean;
+    trust_store_version: number | null;
+    error: string | null;
+    portrait: { face_count: number } | null;
+    signer?: { subject: string } | null;
+    chain?: { failure: string | null } | null;
+  } | null;
 }
 
 const latest = (f: FlowOut, type: string): CheckOut | undefined =>
@@ -133,6 +151,14 @@ export function IdentitySection({ f }: { f: FlowOut }) {
     selfieEv.selfie_document_id ??
     identityDocs.find((d) => d.doc_type === 'selfie' && d.upload_status === 'verified')?.id;
   const docPreview = usePreview(f.id, docId);
+  const chip = docEv.chip ?? null;
+  const chipPortrait = useAsync(
+    () =>
+      chip?.portrait
+        ? previewChipPortrait(f.id, chip.document_id).catch(() => undefined)
+        : Promise.resolve(undefined),
+    [f.id, chip?.document_id, !!chip?.portrait],
+  );
   const selfiePreview = usePreview(f.id, selfieId);
   const applicant = useAsync<ApplicantOut | undefined>(
     () => getApplicant(f.applicant_id).catch(() => undefined),
@@ -171,6 +197,7 @@ export function IdentitySection({ f }: { f: FlowOut }) {
               {docEv.reading.lines.join('\n')}
             </pre>
           ) : null}
+          {chip ? <ChipResult chip={chip} /> : null}
         </div>
         <div>
           <h3>Extracted fields beside the applicant's data</h3>
@@ -268,6 +295,18 @@ export function IdentitySection({ f }: { f: FlowOut }) {
               )}
               <figcaption>Document portrait</figcaption>
             </figure>
+            {chip?.portrait ? (
+              <figure>
+                {chipPortrait.data ? (
+                  <img class="selfie" src={chipPortrait.data.url} alt="Chip portrait" />
+                ) : (
+                  <p class="muted">Loading the chip portrait…</p>
+                )}
+                <figcaption>
+                  Chip portrait{selfieEv.portrait_source === 'chip' ? ' (matched against the selfie)' : ''}
+                </figcaption>
+              </figure>
+            ) : null}
             <p class="score" data-face-match-score={score ?? ''}>
               Face match: <strong>{score === null || score === undefined ? '—' : score.toFixed(3)}</strong>
               <span class="muted"> (threshold {selfieEv.face_match_threshold ?? '—'})</span>{' '}
@@ -279,5 +318,23 @@ export function IdentitySection({ f }: { f: FlowOut }) {
       {docCheck && <SubChecks c={docCheck} />}
       {selfieCheck && <SubChecks c={selfieCheck} />}
     </section>
+  );
+}
+
+/** The chip's verdict: passive authentication, who signed it, which trust-store version vouched for it. */
+function ChipResult({ chip }: { chip: NonNullable<Evidence['chip']> }) {
+  const state = chip.verified ? 'verified' : chip.error ? 'unreadable' : 'not verified';
+  return (
+    <p class="chip-result" data-chip-verified={String(chip.verified)}>
+      <strong>Chip: </strong>
+      <span class={chip.verified ? 'ok' : 'mismatch'}>
+        {chip.verified ? '✓' : '✗'} {state}
+      </span>
+      {chip.signer ? <span class="muted"> — signed by {chip.signer.subject}</span> : null}
+      {chip.chain?.failure ? <span class="muted"> ({humanize(chip.chain.failure)})</span> : null}
+      {chip.trust_store_version ? (
+        <span class="muted">, trust store version {chip.trust_store_version}</span>
+      ) : null}
+    </p>
   );
 }
