@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Cursor, Limit, ListOf, Nullable, StringEnum, Timestamp, Uuid } from './common.js';
 
 export const ActorType = StringEnum(
-  ['secret_key', 'publishable_key', 'operator', 'admin', 'system'] as const,
+  ['secret_key', 'publishable_key', 'operator', 'admin', 'system', 'applicant_session'] as const,
   {
     title: 'AuditActorType',
   },

@@ -55,6 +55,22 @@ export const PresignedUploadOut = Type.Object(
   { title: 'PresignedUploadOut' },
 );
 
+/** How an applicant session captured the image it uploads (a tenant credential's upload is recorded as `api`). */
+export const CaptureIn = StringEnum(['camera', 'upload'] as const, {
+  title: 'CaptureIn',
+  description:
+    'applicant sessions only (required there): camera = the live camera (recorded hosted_camera), upload = a ' +
+    'file (hosted_upload; refused by a live_only template)',
+});
+/** How a document was captured, as recorded. */
+export const DocumentCapture = StringEnum(['api', 'hosted_camera', 'hosted_upload'] as const, {
+  title: 'DocumentCapture',
+  description:
+    'api: registered with a tenant credential (the server cannot know how the image was made); hosted_camera / ' +
+    'hosted_upload: by an applicant session, as it said',
+});
+export type DocumentCapture = Static<typeof DocumentCapture>;
+
 export const DocumentCreateIn = Type.Object(
   {
     doc_type: UploadDocType,
@@ -67,6 +83,7 @@ export const DocumentCreateIn = Type.Object(
       }),
     ),
     pose: Type.Optional(LivenessPose),
+    capture: Type.Optional(CaptureIn),
   },
   { additionalProperties: false, title: 'DocumentCreateIn' },
 );
@@ -85,6 +102,7 @@ export const DocumentSubmissionCreateIn = Type.Object(
       }),
     ),
     pose: Type.Optional(LivenessPose),
+    capture: Type.Optional(CaptureIn),
   },
   { additionalProperties: false, title: 'DocumentSubmissionCreateIn' },
 );
@@ -102,6 +120,7 @@ export const DocumentCreatedOut = Type.Object(
     pose: Type.Optional(Nullable(LivenessPose)),
     upload: PresignedUploadOut,
     upload_status: UploadStatus,
+    capture: DocumentCapture,
     created_at: Timestamp,
   },
   { title: 'DocumentCreated' },
@@ -115,6 +134,7 @@ export const DocumentOut = Type.Object(
     side: DocumentSide,
     mime_type: DocumentMimeType,
     upload_status: UploadStatus,
+    capture: DocumentCapture,
     rejection_reason: Nullable(StringEnum(REJECTION_REASONS)),
     size_bytes: Nullable(Type.Integer()),
     sha256: Nullable(

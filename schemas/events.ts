@@ -114,6 +114,17 @@ export const EVENT_CATALOGUE = {
       { additionalProperties: false },
     ),
   ),
+  'verification.started': event(
+    "The applicant opened the flow's verification link for the first time (docs/journey.md).",
+    Type.Object(
+      { flow_id: Uuid, applicant_id: Uuid, link_id: Uuid, session_id: Uuid },
+      { additionalProperties: false },
+    ),
+  ),
+  'verification.submitted': event(
+    'The applicant submitted the verification: every input was there; the flow processes next.',
+    Type.Object({ flow_id: Uuid, applicant_id: Uuid, session_id: Uuid }, { additionalProperties: false }),
+  ),
   'applicant.erased': event(
     "An applicant's personal data was erased (the tombstone keeps ids and counts only).",
     Type.Object(

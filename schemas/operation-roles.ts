@@ -86,6 +86,11 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   updateNativeApp: 'admin',
   // audit log
   listAuditEvents: 'admin',
+  // the applicant's journey: a link hands one applicant a flow's data collection (docs/journey.md)
+  createVerificationLink: 'supervisor',
+  listVerificationLinks: 'supervisor',
+  revokeVerificationLink: 'supervisor',
+  getVerificationFunnel: 'analyst',
 };
 
 /** Unknown operations: reads are open to every role, writes need admin (fail closed). */

@@ -9,6 +9,7 @@ import { resumeErasures, resweepLateUploads, startErasureWorker } from './applic
 import { applicantRoutes } from './applicants/applicant-routes.js';
 import { centralAuditHook } from './audit/audit.js';
 import { auditRoutes } from './audit/audit-routes.js';
+import { applicantOrigins } from './auth/applicant-sessions.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { authorizeRoute } from './auth/authorize.js';
 import type { SessionSettings } from './auth/sessions.js';
@@ -53,6 +54,13 @@ import { createHttpHandler, InFlight } from './http/server.js';
 import { createHttpServer, type HttpServer } from './http/transport.js';
 import { startDocumentAnalyzeWorker } from './identity/document-analysis.js';
 import { IdentityPool } from './identity/identity-pool.js';
+import {
+  applicantSessionRoutes,
+  linkPathFallback,
+  linkRoutes,
+  matchLinkPath,
+} from './journey/journey-routes.js';
+import type { JourneyDeps } from './journey/session-service.js';
 import { livenessRoutes } from './liveness/liveness-routes.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -289,7 +297,25 @@ function serviceDeps(
     anchors: new TrustAnchors(sql),
     maxBytes: config.TRUST_STORE_MAX_BYTES,
   };
-  return { webhookDeps, flowDeps, sessionSettings, documentDeps, trustStoreDeps };
+  const journeyDeps: JourneyDeps = {
+    sql,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    environment: config.DEPLOYMENT_ENVIRONMENT,
+    production: config.NODE_ENV === 'production',
+    maxSeconds: config.APPLICANT_SESSION_MAX_SECONDS,
+    idleSeconds: config.APPLICANT_SESSION_IDLE_SECONDS,
+    secureCookie: config.SESSION_COOKIE_SECURE,
+    metrics,
+    flowDeps,
+    applicantDeps: {
+      sql,
+      bus,
+      log,
+      piiKey: config.PII_HASH_KEY,
+      resumeFlow: resumeFlowAfterDocuments(flowDeps),
+    },
+  };
+  return { webhookDeps, flowDeps, sessionSettings, documentDeps, trustStoreDeps, journeyDeps };
 }
 
 /** Every route of the API, by feature. */
@@ -310,13 +336,14 @@ function apiRoutes(d: {
   webhookDeps: Parameters<typeof webhookRoutes>[0];
   sessionSettings: SessionSettings;
   trustStoreDeps: Parameters<typeof trustStoreRoutes>[0];
+  journeyDeps: JourneyDeps;
   /** the S3 endpoint in use (undefined = AWS): document previews come from there */
   s3Endpoint: string | undefined;
   /** capture-quality verdicts (threads of role `quality`) */
   qualityPool: IdentityPool;
 }) {
   const { config, log, sql, redis, bus, kv, metrics, readiness, openapi, datasetDeps, refreshFatf } = d;
-  const { flowDeps, documentDeps, webhookDeps, sessionSettings } = d;
+  const { flowDeps, documentDeps, webhookDeps, sessionSettings, journeyDeps } = d;
   return [
     ...healthRoutes(readiness, metrics, openapi),
     ...tenantRoutes(sql),
@@ -333,13 +360,7 @@ function apiRoutes(d: {
     ...templateRoutes(sql),
     ...policyRoutes(sql),
     ...alertRoutes(sql),
-    ...applicantRoutes({
-      sql,
-      bus,
-      log,
-      piiKey: config.PII_HASH_KEY,
-      resumeFlow: resumeFlowAfterDocuments(flowDeps),
-    }),
+    ...applicantRoutes(journeyDeps.applicantDeps),
     ...documentRoutes(documentDeps),
     ...chipRoutes({
       sql,
@@ -376,7 +397,12 @@ function apiRoutes(d: {
       imageOrigins: objectStoreOrigins(config, d.s3Endpoint),
     }),
     // the applicant's captures are presigned PUTs to the object store
-    ...applicantPageRoutes({ uploadOrigins: objectStoreOrigins(config, d.s3Endpoint) }),
+    ...applicantPageRoutes({
+      uploadOrigins: objectStoreOrigins(config, d.s3Endpoint),
+      embedOrigins: applicantOrigins(sql, config.APPLICANT_SESSION_IDLE_SECONDS),
+    }),
+    ...linkRoutes(journeyDeps),
+    ...applicantSessionRoutes(journeyDeps),
   ];
 }
 
@@ -508,16 +534,19 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
 
   const datasets = new DatasetActivation({ ...datasetDeps, pool, metrics, log });
 
-  const { webhookDeps, flowDeps, sessionSettings, documentDeps, trustStoreDeps } = serviceDeps(config, {
-    sql,
-    redis,
-    bus,
-    log,
-    store,
-    pool,
-    metrics,
-    fatf: () => fatfState,
-  });
+  const { webhookDeps, flowDeps, sessionSettings, documentDeps, trustStoreDeps, journeyDeps } = serviceDeps(
+    config,
+    {
+      sql,
+      redis,
+      bus,
+      log,
+      store,
+      pool,
+      metrics,
+      fatf: () => fatfState,
+    },
+  );
 
   // capture-quality verdicts: threads of their own in every process that serves HTTP
   const qualityPool = new IdentityPool(
@@ -554,10 +583,13 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     webhookDeps,
     sessionSettings,
     trustStoreDeps,
+    journeyDeps,
     s3Endpoint: s3.endpoint,
     qualityPool,
   });
   for (const r of routes) router.add(r);
+  // verification links under any tenant's tenant_path (native apps): when no route matches the path at all
+  router.addFallback(linkPathFallback(journeyDeps), matchLinkPath);
   // the dashboard's and the applicant's static pages are not part of the API contract
   openapiDoc = buildOpenApi(
     router.routes.filter((r) => r.spec.tag !== DASHBOARD_TAG && r.spec.tag !== APPLICANT_PAGE_TAG),
@@ -571,7 +603,9 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       log,
       metrics,
       maxBodyBytes: config.MAX_BODY_BYTES,
-      authenticate: createAuthenticator(sql, config.ADMIN_TOKEN, sessionSettings),
+      authenticate: createAuthenticator(sql, config.ADMIN_TOKEN, sessionSettings, {
+        idleSeconds: config.APPLICANT_SESSION_IDLE_SECONDS,
+      }),
       authorize: authorizeRoute,
       audit: centralAuditHook(sql, log),
       accepting: () => accepting,

@@ -174,9 +174,37 @@ export const Env = Type.Object({
     default: true,
     description: 'create a demo tenant and dataset on first start (development only)',
   }),
+  PUBLIC_BASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/?#]+/?$',
+      description:
+        'the origin applicants reach this service at (no path): verification links are built on it ' +
+        '(unset: the Host of the request that mints the link)',
+    }),
+  ),
+  DEPLOYMENT_ENVIRONMENT: Type.Optional(
+    Type.Union([Type.Literal('development'), Type.Literal('staging'), Type.Literal('production')], {
+      description:
+        'which native apps this deployment serves (their `environments`): the .well-known association files and ' +
+        'the link paths (default: production when NODE_ENV=production, else development)',
+    }),
+  ),
+  APPLICANT_SESSION_IDLE_SECONDS: Type.Integer({
+    minimum: 60,
+    maximum: 86_400,
+    default: 1800,
+    description: 'an applicant session unused this long ends',
+  }),
+  APPLICANT_SESSION_MAX_SECONDS: Type.Integer({
+    minimum: 300,
+    maximum: 7 * 86_400,
+    default: 4 * 3600,
+    description: "an applicant session's absolute lifetime from the link's opening",
+  }),
 });
 
 export type Config = Static<typeof Env> & {
+  DEPLOYMENT_ENVIRONMENT: 'development' | 'staging' | 'production';
   ADMIN_TOKEN: string;
   PII_HASH_KEY: string;
   admin_token_generated: boolean;
@@ -215,6 +243,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ADMIN_TOKEN: cfg.ADMIN_TOKEN ?? `adm_${randomBytes(24).toString('base64url')}`,
     // outside production a fixed key keeps hashes stable across restarts; it protects nothing real
     PII_HASH_KEY: cfg.PII_HASH_KEY ?? 'veriscreen-development-pii-key',
+    DEPLOYMENT_ENVIRONMENT:
+      cfg.DEPLOYMENT_ENVIRONMENT ?? (cfg.NODE_ENV === 'production' ? 'production' : 'development'),
     admin_token_generated: generated,
   };
 }

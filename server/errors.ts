@@ -14,6 +14,10 @@ export const ERRORS = {
     message: 'Cookie-authenticated writes need an Origin header matching an allowed origin',
   },
   insufficient_role: { status: 403, message: 'Your operator role does not allow this action' },
+  applicant_session_forbidden: {
+    status: 403,
+    message: "An applicant session may act only on its own flow, with its session's purpose",
+  },
   admin_authority_required: {
     status: 403,
     message: 'This action needs admin authority (tenant secret key or an admin operator)',
@@ -30,6 +34,15 @@ export const ERRORS = {
   document_integrity_failed: {
     status: 409,
     message: 'The stored bytes are not the bytes that were verified: the document is rejected',
+  },
+  flow_not_collecting: {
+    status: 409,
+    message: 'The flow is not collecting applicant input (it is past that, or its template needs none)',
+  },
+  inputs_missing: { status: 409, message: 'Some inputs are still missing: see details.missing' },
+  link_unusable: {
+    status: 410,
+    message: 'The verification link cannot be used: see details.reason (used, expired, revoked, unknown)',
   },
   already_exists: { status: 409, message: 'A resource with the same unique key already exists' },
   alert_state_conflict: { status: 409, message: 'The alert is not in a state that allows this action' },
@@ -58,6 +71,11 @@ export const ERRORS = {
     status: 422,
     message: 'The operation is not supported in the current state',
     loc: ['path', 'flow_id'],
+  },
+  capture_mode_not_allowed: {
+    status: 422,
+    message: "The template's document_capture_mode does not allow this capture",
+    loc: ['body', 'capture'],
   },
   biometric_consent_required: {
     status: 422,

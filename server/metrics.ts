@@ -14,6 +14,8 @@ export interface Metrics {
   indexBytes: Gauge;
   webhookDeliveries: Counter<'outcome'>;
   batchRecords: Counter<'outcome'>;
+  /** applicant sessions reaching each journey step, per template slug (docs/journey.md) */
+  verificationSteps: Counter<'template' | 'step'>;
   /** Deployment-wide readings collected at scrape time; set once the bus and database are up. */
   sources: MetricSources;
 }
@@ -112,6 +114,12 @@ export function createMetrics(poolQueueDepth: () => number, poolTasks: () => num
       name: 'batch_records_total',
       help: 'Check batch subjects finished by this process, by outcome: screened or error',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    verificationSteps: new Counter({
+      name: 'veriscreen_verification_steps_total',
+      help: "Applicant sessions (verification links opened) reaching each step of the journey, by the flow's template slug",
+      labelNames: ['template', 'step'],
       registers: [registry],
     }),
     httpDuration: new Histogram({

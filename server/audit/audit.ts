@@ -5,7 +5,13 @@ import { json, type Sql } from '../db/sql.js';
 import type { AuditedCall } from '../http/request.js';
 import type { Logger } from '../log.js';
 
-export type ActorType = 'secret_key' | 'publishable_key' | 'operator' | 'admin' | 'system';
+export type ActorType =
+  | 'secret_key'
+  | 'publishable_key'
+  | 'operator'
+  | 'admin'
+  | 'system'
+  | 'applicant_session';
 
 export interface AuditEntry {
   tenant_id: string | null;
@@ -38,6 +44,8 @@ export function actorOf(p: Principal): { actor_type: ActorType; actor_id: string
       return { actor_type: 'operator', actor_id: p.operator_id };
     case 'admin':
       return { actor_type: 'admin', actor_id: null };
+    case 'applicant':
+      return { actor_type: 'applicant_session', actor_id: p.session_id };
     default:
       return { actor_type: 'system', actor_id: null };
   }
@@ -66,7 +74,10 @@ export function centralAuditHook(sql: Sql, log: Logger) {
     const body = reply.body as { id?: unknown } | undefined;
     const createdId = body && typeof body.id === 'string' && isUuid(body.id) ? body.id : null;
     const tenantId =
-      principal.kind === 'secret' || principal.kind === 'publishable' || principal.kind === 'operator'
+      principal.kind === 'secret' ||
+      principal.kind === 'publishable' ||
+      principal.kind === 'operator' ||
+      principal.kind === 'applicant'
         ? principal.tenant_id
         : spec.path === '/admin/tenants'
           ? createdId

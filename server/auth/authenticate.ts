@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import type { RequestInfo } from '../http/request.js';
+import { type ApplicantSessionSettings, authenticateApplicant } from './applicant-sessions.js';
 import { hashKey, keyKind, safeEqual } from './keys.js';
 import type { AuthMode, Principal, TenantPrincipal } from './principal.js';
 import { checkCsrf, resolveSession, type SessionSettings, sessionTokenOf } from './sessions.js';
@@ -25,7 +26,9 @@ export function createAuthenticator(
   sql: Sql,
   adminToken: string,
   sessions: Pick<SessionSettings, 'dashboardOrigins'> = { dashboardOrigins: [] },
+  applicant: Pick<ApplicantSessionSettings, 'idleSeconds'> = { idleSeconds: 1800 },
 ) {
+  const applicantSettings = { ...applicant, extraOrigins: sessions.dashboardOrigins };
   const cache = new Map<string, { row: KeyRow | null; at: number }>();
 
   async function lookup(hash: Buffer): Promise<KeyRow | null> {
@@ -43,6 +46,17 @@ export function createAuthenticator(
   }
 
   return async function authenticate(mode: AuthMode, req: RequestInfo): Promise<Principal> {
+    if (mode === 'applicant' || mode === 'secret_or_applicant') {
+      // an applicant session is read only on the routes that name it: everywhere else it is no credential (401)
+      const principal = await authenticateApplicant(sql, req, applicantSettings);
+      if (principal) return principal;
+      if (mode === 'applicant') {
+        throw new ApiError('unauthorized', {
+          message: 'This endpoint needs an applicant session (the vs_applicant cookie or Bearer aps_…)',
+        });
+      }
+      return authenticate('secret', req);
+    }
     if (mode === 'session') {
       // a key is still checked first (an unknown one is a 401), then refused: this route is the dashboard's
       const principal = await authenticate('secret', req);

@@ -26,11 +26,13 @@ import {
 
 export { OPERATION_ROLES, ROLES, requiredRole, roleAllows } from '../../schemas/operation-roles.js';
 
-/** Route-level rule, applied by the HTTP layer to every authenticated request. */
+/** Route-level rule, applied by the HTTP layer to every authenticated request (with its path parameters). */
 export function authorizeRoute(
   spec: { operationId: string; method: string; auth: AuthMode },
   principal: Principal,
+  params: Record<string, string> = {},
 ): void {
+  if (principal.kind === 'applicant') fenceApplicant(principal, params.flow_id);
   if (principal.kind !== 'operator') return;
   const needed = requiredRole(spec.operationId, spec.method);
   if (!roleAllows(principal.role, needed)) {
@@ -48,6 +50,21 @@ export function authorizeProposalReject(
     message: 'Only a supervisor or the proposer can send a proposal back',
     details: { role: actor.role, required_role: 'supervisor' },
   });
+}
+
+/** An applicant session acts on its own flow only: a flow id in the path (or in the body, checked by its handler)
+ * must be the session's; a verification-only operation refuses a hand-off session. 403 either way. */
+export function fenceApplicant(p: Principal, flowId: string | undefined, needs?: 'verification'): void {
+  if (p.kind !== 'applicant') return;
+  if (flowId !== undefined && flowId !== p.flow_id) {
+    throw new ApiError('applicant_session_forbidden', { message: "This is another flow than the session's" });
+  }
+  if (needs && p.purpose !== needs) {
+    throw new ApiError('applicant_session_forbidden', {
+      message: 'A hand-off session may only read its flow and upload captures',
+      details: { purpose: p.purpose },
+    });
+  }
 }
 
 /** Tenant secret key or an admin operator. */
@@ -79,7 +96,7 @@ export function canPreviewDocuments(p: Principal): boolean {
 
 /** The tenant a /v1 caller acts for (secret key or operator session). */
 export function tenantOf(p: Principal): { tenant_id: string } {
-  if (p.kind === 'secret' || p.kind === 'publishable' || p.kind === 'operator')
+  if (p.kind === 'secret' || p.kind === 'publishable' || p.kind === 'operator' || p.kind === 'applicant')
     return { tenant_id: p.tenant_id };
   throw new ApiError('unauthorized');
 }

@@ -1,7 +1,16 @@
 /** Who may call a route: none; admin (X-Admin-Token); secret (tenant secret key or operator session); bearer (the
  * tenant secret key only, as `Authorization: Bearer`: no session cookie); tenant (secret, publishable or operator
- * session); session (an operator session cookie only). */
-export type AuthMode = 'none' | 'admin' | 'secret' | 'bearer' | 'tenant' | 'session';
+ * session); session (an operator session cookie only); applicant (an applicant session only: the `vs_applicant`
+ * cookie or `Bearer aps_…`); secret_or_applicant (what secret accepts, or an applicant session for its own flow). */
+export type AuthMode =
+  | 'none'
+  | 'admin'
+  | 'secret'
+  | 'bearer'
+  | 'tenant'
+  | 'session'
+  | 'applicant'
+  | 'secret_or_applicant';
 
 /** The auth modes whose routes act for a tenant: their handlers get `ctx.tenant` (see tenantFor in authorize.ts). */
 export const TENANT_MODES = ['secret', 'bearer', 'tenant', 'session'] as const satisfies readonly AuthMode[];
@@ -28,4 +37,23 @@ export interface OperatorPrincipal {
   plan: 'self_serve' | 'contract';
   allowed_origins: string[];
 }
-export type Principal = { kind: 'anonymous' } | { kind: 'admin' } | TenantPrincipal | OperatorPrincipal;
+/** An applicant with a session opened by a verification link (server/auth/applicant-sessions.ts): one flow only. */
+export interface ApplicantPrincipal {
+  kind: 'applicant';
+  tenant_id: string;
+  flow_id: string;
+  session_id: string;
+  link_id: string;
+  /** verification: the whole journey; handoff: uploads only, on a second device */
+  purpose: 'verification' | 'handoff';
+  transport: 'cookie' | 'bearer';
+  expires_at: Date;
+  plan: 'self_serve' | 'contract';
+  allowed_origins: string[];
+}
+export type Principal =
+  | { kind: 'anonymous' }
+  | { kind: 'admin' }
+  | TenantPrincipal
+  | OperatorPrincipal
+  | ApplicantPrincipal;

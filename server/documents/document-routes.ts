@@ -11,7 +11,7 @@ import {
   FlowDocumentParams,
 } from '../../schemas/documents.js';
 import { actorOf, writeAudit } from '../audit/audit.js';
-import { canPreviewDocuments, tenantOf } from '../auth/authorize.js';
+import { canPreviewDocuments, fenceApplicant, tenantOf } from '../auth/authorize.js';
 import { ApiError } from '../errors.js';
 import { route } from '../http/router.js';
 import {
@@ -25,7 +25,11 @@ import {
 
 const E403 = { description: 'Credential or role not allowed', schema: ErrorEnvelope };
 const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
-const E409 = { description: 'Wrong document or flow state', schema: ErrorEnvelope };
+const E409 = {
+  description:
+    'Wrong document or flow state (`flow_not_collecting`: an applicant session after its flow moved on)',
+  schema: ErrorEnvelope,
+};
 
 export function documentRoutes(deps: DocumentDeps) {
   return [
@@ -35,7 +39,7 @@ export function documentRoutes(deps: DocumentDeps) {
       operationId: 'createFlowDocument',
       summary: 'Register a document on a flow and get presigned PUT instructions for its bytes',
       tag: 'documents',
-      auth: 'secret',
+      auth: 'secret_or_applicant',
       params: FlowDocumentParams,
       body: DocumentCreateIn,
       responses: {
@@ -56,7 +60,7 @@ export function documentRoutes(deps: DocumentDeps) {
       operationId: 'createDocument',
       summary: 'Register a document by submission_id (the flow id) and get presigned PUT instructions',
       tag: 'documents',
-      auth: 'secret',
+      auth: 'secret_or_applicant',
       body: DocumentSubmissionCreateIn,
       responses: {
         201: { description: 'Document registered (upload_status pending)', schema: DocumentCreatedOut },
@@ -67,6 +71,7 @@ export function documentRoutes(deps: DocumentDeps) {
       handler: async ({ body, principal, req }) => {
         const { tenant_id } = tenantOf(principal);
         const { submission_id, ...input } = body;
+        fenceApplicant(principal, submission_id);
         const out = await createDocument(deps, principal, tenant_id, submission_id, input, req.request_id);
         return { status: 201, body: { ...out, submission_id }, audited: true };
       },
@@ -111,7 +116,7 @@ export function documentRoutes(deps: DocumentDeps) {
       operationId: 'completeFlowDocument',
       summary: 'Mark the upload done; the object is then verified in the background (202)',
       tag: 'documents',
-      auth: 'secret',
+      auth: 'secret_or_applicant',
       params: DocumentParams,
       responses: {
         202: { description: 'Verification queued (upload_status uploaded)', schema: DocumentCompleteOut },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type {
+  DocumentCapture,
   DocumentCreateIn,
   DocumentMimeType,
   DocumentOut,
@@ -55,6 +56,7 @@ export interface DocumentRow {
   /** where the presigned PUT writes (null on rows from before sealing) */
   upload_key: string | null;
   upload_status: UploadStatus;
+  capture: DocumentCapture;
   rejection_reason: DocumentOut['rejection_reason'];
   size_bytes: string | null;
   sha256: string | null;
@@ -78,6 +80,7 @@ export function documentOut(d: DocumentRow): DocumentOut {
     side: d.side,
     mime_type: d.mime_type,
     upload_status: d.upload_status,
+    capture: d.capture,
     rejection_reason: d.rejection_reason,
     size_bytes: d.size_bytes === null ? null : Number(d.size_bytes),
     sha256: d.sha256,
@@ -100,6 +103,7 @@ export interface OpenFlow {
   status: string;
   allowed_document_types: string[] | null;
   required_checks: string[] | null;
+  document_capture_mode: string | null;
   consent: { biometric?: boolean } | null;
 }
 
@@ -107,7 +111,9 @@ export interface OpenFlow {
  * when it is decided. */
 export async function openFlow(sql: Sql, tenantId: string, flowId: string): Promise<OpenFlow> {
   const [flow] = await sql<OpenFlow[]>`
-    select f.id, f.applicant_id, f.status, t.allowed_document_types, t.required_checks, a.consent from flows f
+    select f.id, f.applicant_id, f.status, t.allowed_document_types, t.required_checks, t.document_capture_mode,
+           a.consent
+    from flows f
     join applicants a on a.id = f.applicant_id and a.tenant_id = f.tenant_id
     left join flow_templates t on t.id = f.flow_template_id
     where f.id = ${flowId} and f.tenant_id = ${tenantId} and a.erased_at is null`;
@@ -130,6 +136,7 @@ export async function createDocument(
   const { sql, store } = deps;
   const flow = await openFlow(sql, tenantId, flowId);
   const side = input.side ?? 'single';
+  const capture = captureOf(principal, input.capture, flow);
   assertUploadAllowed(flow, input.doc_type, side);
   const frame = await challengeFrame(sql, tenantId, flowId, input);
   const id = randomUUID();
@@ -145,10 +152,10 @@ export async function createDocument(
   const row = await transaction(sql, async (tx) => {
     const [d] = await tx<DocumentRow[]>`
       insert into documents (id, tenant_id, flow_id, applicant_id, doc_type, side, mime_type, storage_key,
-                             upload_key, upload_expires_at, liveness_challenge_id, pose)
+                             upload_key, upload_expires_at, liveness_challenge_id, pose, capture)
       values (${id}, ${tenantId}, ${flowId}, ${flow.applicant_id}, ${input.doc_type}, ${side}, ${mime}, ${key},
               ${upload}, now() + make_interval(secs => ${expiresIn}), ${frame?.liveness_challenge_id ?? null},
-              ${frame?.pose ?? null})
+              ${frame?.pose ?? null}, ${capture})
       returning *`.catch(frameTaken(frame));
     if (!d) throw new Error('document insert returned nothing');
     await writeAudit(tx, {
@@ -158,7 +165,7 @@ export async function createDocument(
       resource_type: 'document',
       resource_id: id,
       request_id: requestId,
-      details: { flow_id: flowId, doc_type: input.doc_type, side, mime_type: mime, ...frame },
+      details: { flow_id: flowId, doc_type: input.doc_type, side, mime_type: mime, capture, ...frame },
     });
     return d;
   });
@@ -178,8 +185,43 @@ export async function createDocument(
       max_bytes: deps.maxBytes,
     },
     upload_status: row.upload_status,
+    capture: row.capture,
     created_at: row.created_at.toISOString(),
   };
+}
+
+/**
+ * How an upload was captured, recorded on the document: a tenant credential's is `api` (the server cannot know how
+ * its client made the image, so it does not ask); an applicant session says `camera` or `upload` (hosted_camera /
+ * hosted_upload), and a `live_only` template refuses `upload`. An applicant uploads only while its flow collects.
+ */
+function captureOf(
+  principal: Principal,
+  said: 'camera' | 'upload' | undefined,
+  flow: { status: string; document_capture_mode: string | null },
+): DocumentCapture {
+  if (principal.kind !== 'applicant') {
+    if (said === undefined) return 'api';
+    throw invalid(
+      ['body', 'capture'],
+      'only an applicant session says how it captured; an upload with a tenant credential is recorded as api',
+      'not_allowed',
+    );
+  }
+  if (!['PENDING', 'AWAITING_INPUT'].includes(flow.status)) {
+    throw new ApiError('flow_not_collecting', { details: { status: flow.status } });
+  }
+  if (said === undefined) {
+    throw invalid(['body', 'capture'], 'say how the image was captured: camera or upload', 'missing');
+  }
+  if (said === 'upload' && flow.document_capture_mode === 'live_only') {
+    throw new ApiError('capture_mode_not_allowed', {
+      message:
+        'This verification takes documents from the live camera only (document_capture_mode live_only)',
+      details: { document_capture_mode: 'live_only' },
+    });
+  }
+  return said === 'camera' ? 'hosted_camera' : 'hosted_upload';
 }
 
 /** The template decides what a flow accepts: `allowed_document_types` (when set), a selfie only on a template with

@@ -6,6 +6,7 @@ import {
 } from '../applicants/applicant-intake.js';
 import type { Sql, Tx } from '../db/sql.js';
 import { ANALYSED_DOC_TYPES } from '../documents/document-service.js';
+import { awaitingSubmission } from '../journey/journey-store.js';
 import { type FrameRow, selfieInputReady } from '../liveness/challenge-frames.js';
 import type { TemplateRow } from '../templates/template-store.js';
 import type { FlowRow } from './flow-model.js';
@@ -95,7 +96,8 @@ function chipAwaited(
   return chipDocs.length > 0 && !chipDocs.some((d) => d.chip === 'checked');
 }
 
-/** Every input a flow lacks: its applicant's (consent, intake fields), then its uploads. */
+/** Every input a flow lacks: its applicant's (consent, intake fields), then its uploads, then `submission` while an
+ * applicant session collects them and has not submitted (server/journey/journey-store.ts, awaitingSubmission). */
 export async function missingInputs(
   sql: Sql,
   flow: Pick<FlowRow, 'id' | 'tenant_id' | 'applicant_id'>,
@@ -105,5 +107,9 @@ export async function missingInputs(
     select ${applicantInputColumns(sql)} from applicants
     where id = ${flow.applicant_id} and tenant_id = ${flow.tenant_id}`;
   const own = a ? missingApplicantInputs(template, a.consent, presenceInRow(a)) : [];
-  return [...own, ...(await missingUploads(sql, flow, template))];
+  const [uploads, waits] = await Promise.all([
+    missingUploads(sql, flow, template),
+    awaitingSubmission(sql, flow.id),
+  ]);
+  return [...own, ...uploads, ...(waits ? ['submission'] : [])];
 }

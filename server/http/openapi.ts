@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { AllowanceExhausted, ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import { EVENT_CATALOGUE, EVENT_TYPES, eventEnvelope } from '../../schemas/events.js';
+import { APPLICANT_COOKIE } from '../auth/applicant-sessions.js';
 import type { AuthMode } from '../auth/principal.js';
 import { SESSION_COOKIE } from '../auth/sessions.js';
 import { ERRORS, type ErrorCode } from '../errors.js';
@@ -16,6 +17,13 @@ const SECURITY: Record<AuthMode, Record<string, string[]>[]> = {
   bearer: [{ secretKey: [] }],
   tenant: [{ secretKey: [] }, { publishableKey: [] }, { operatorSession: [] }],
   session: [{ operatorSession: [] }],
+  applicant: [{ applicantSession: [] }, { applicantToken: [] }],
+  secret_or_applicant: [
+    { secretKey: [] },
+    { operatorSession: [] },
+    { applicantSession: [] },
+    { applicantToken: [] },
+  ],
 };
 
 const SECURITY_SCHEMES = {
@@ -39,6 +47,21 @@ const SECURITY_SCHEMES = {
       'need an Origin header matching an allowed origin',
   },
   adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'Deployment admin token' },
+  applicantSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: APPLICANT_COOKIE,
+    description:
+      'Applicant session opened by a verification link (the hosted page): one flow, only the operations of ' +
+      "docs/journey.md; writes need the page's own Origin",
+  },
+  applicantToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "Applicant session token `aps_…` from POST /v1/applicant_sessions (a native app or the tenant's front " +
+      'end): the same scope and lifetime as the cookie',
+  },
   webhookSignature: {
     type: 'apiKey',
     in: 'header',
@@ -67,6 +90,9 @@ const TAGS: Record<string, string> = {
   webhooks: 'Webhook endpoints, their signing secrets and deliveries (the events are in `webhooks`)',
   batches: 'Check batches: screen many subjects asynchronously',
   monitors: 'Ongoing monitoring: rescreen subjects when the lists change',
+  journey:
+    "The applicant's journey: verification links, applicant sessions (cookie or aps_ token) and what they may do " +
+    '(docs/journey.md)',
 };
 
 /** Keywords that describe a schema without constraining it: a use may add them next to a `$ref`. */
@@ -158,15 +184,19 @@ function metadataErrors(spec: RouteSpec<TSchema, TSchema, TSchema>): ErrorCode[]
     'shutting_down',
     'validation_failed',
   ];
-  if (spec.auth !== 'none') codes.push('unauthorized');
-  if (spec.auth === 'secret' || spec.auth === 'bearer' || spec.auth === 'tenant' || spec.auth === 'session') {
-    codes.push('tenant_pending_verification', 'tenant_suspended');
-    // a publishable key on a secret-key route, a key on a session route
-    if (spec.auth !== 'tenant') codes.push('forbidden');
-  }
-  if (spec.auth === 'secret' || spec.auth === 'tenant' || spec.auth === 'session') {
+  const a = spec.auth;
+  if (a !== 'none') codes.push('unauthorized');
+  const keyed =
+    a === 'secret' || a === 'bearer' || a === 'tenant' || a === 'session' || a === 'secret_or_applicant';
+  if (keyed || a === 'applicant') codes.push('tenant_pending_verification', 'tenant_suspended');
+  // a publishable key on a secret-key route, a key on a session route
+  if (keyed && a !== 'tenant') codes.push('forbidden');
+  if (a === 'secret' || a === 'tenant' || a === 'session' || a === 'secret_or_applicant') {
     codes.push('csrf_origin_mismatch', 'insufficient_role');
   }
+  // an applicant session: its own flow only (and its purpose); cookie writes from the page's origin only
+  if (a === 'applicant') codes.push('csrf_origin_mismatch');
+  if (a === 'applicant' || a === 'secret_or_applicant') codes.push('applicant_session_forbidden');
   if (spec.auth === 'tenant') codes.push('origin_not_allowed');
   if (spec.params) codes.push('not_found');
   if (spec.body) codes.push('payload_too_large', 'unsupported_media_type');

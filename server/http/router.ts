@@ -58,6 +58,9 @@ export interface RouteSpec<
   maxBodyBytes?: number;
   /** extra request headers to document */
   headers?: Record<string, string>;
+  /** `body` documents the body; the handler validates it against a narrower schema of its own (one that depends on
+   * stored settings), so that every issue comes in one 422 */
+  bodyCheckedByHandler?: boolean;
   /** runs after authentication and before the body is read and validated (e.g. rate limits, so that invalid
    * requests are counted and answered with the limit's headers too) */
   guard?: (
@@ -141,10 +144,39 @@ export class Router {
     this.routes.push(compiled);
   }
 
+  /** Routes matched by a function when no path template matches a path at all (verification links under any
+   * tenant's tenant_path): tried in the order added, for their own method; not in `routes` (nor the OpenAPI
+   * document, where a template route describes them). */
+  private readonly fallbacks: {
+    route: CompiledRoute;
+    match: (path: string) => Record<string, string> | undefined;
+  }[] = [];
+
+  addFallback(
+    spec: RouteSpec<TSchema, TSchema, TSchema>,
+    match: (path: string) => Record<string, string> | undefined,
+  ): void {
+    const route: CompiledRoute = {
+      spec,
+      segments: [],
+      paramNames: [],
+      validateQuery: compileValidator(spec.query ?? NO_QUERY, 'query'),
+    };
+    if (spec.params) route.validateParams = compileValidator(spec.params, 'path');
+    this.fallbacks.push({ route, match });
+  }
+
   match(method: string, path: string): Match {
     const route = this.exact.get(`${method} ${path}`);
     if (route) return { kind: 'found', route, params: {} };
-    return this.scan(method, path);
+    const found = this.scan(method, path);
+    if (found.kind !== 'not_found') return found;
+    for (const f of this.fallbacks) {
+      if (f.route.spec.method !== method) continue;
+      const params = f.match(path);
+      if (params) return { kind: 'found', route: f.route, params };
+    }
+    return found;
   }
 
   /** The first route, in the order added, whose segments match the path and whose method is the request's. */

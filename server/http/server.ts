@@ -20,7 +20,7 @@ export interface HttpDeps {
   maxBodyBytes: number;
   authenticate: (mode: AuthMode, req: RequestInfo) => Promise<Principal>;
   /** role rules (server/auth/authorize.ts), after authentication and before the handler */
-  authorize?: (spec: RouteSpec, principal: Principal) => void;
+  authorize?: (spec: RouteSpec, principal: Principal, params: Record<string, string>) => void;
   /** writes the audit row of a successful non-GET call whose handler did not write its own (reply.audited) */
   audit?: (call: AuditedCall) => Promise<void>;
   /** false while shutting down: new requests get 503 */
@@ -199,7 +199,7 @@ async function authenticate(
 
 /** authorise: the operator's role for the operation, and the tenant the route acts for (server/auth/authorize.ts). */
 function authorise(rq: InProgress, route: CompiledRoute, principal: Principal, deps: HttpDeps): void {
-  deps.authorize?.(route.spec, principal);
+  deps.authorize?.(route.spec, principal, rq.params);
   rq.tenant = tenantFor(route.spec.auth, principal);
 }
 
@@ -218,7 +218,7 @@ async function parseAndValidate(
       });
     }
     rq.parsed = parseJson(decodeBody(raw));
-    route.validateBody?.(rq.parsed);
+    if (!route.spec.bodyCheckedByHandler) route.validateBody?.(rq.parsed);
   }
   rq.query = parseQuery(rq.rawQuery);
   route.validateQuery(rq.query);

@@ -13,7 +13,8 @@ export function livenessRoutes(sql: Sql) {
       operationId: 'createLivenessChallenge',
       summary: 'Issue a selfie liveness challenge: front, then three head turns; one selfie frame each',
       tag: 'documents',
-      auth: 'secret',
+      // the hosted page asks for it on its own flow (docs/journey.md)
+      auth: 'secret_or_applicant',
       params: LivenessChallengeParams,
       responses: {
         201: { description: 'The challenge (valid 5 minutes)', schema: LivenessChallengeOut },
