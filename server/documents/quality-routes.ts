@@ -13,7 +13,8 @@ export function documentQualityRoutes(deps: QualityDeps) {
       summary:
         'A synchronous capture-quality verdict on the uploaded image (blur, glare, size, MRZ/barcode, face)',
       tag: 'documents',
-      auth: 'secret',
+      // the hosted page asks for it on its own flow (docs/journey.md)
+      auth: 'secret_or_applicant',
       params: DocumentParams,
       responses: {
         200: { description: 'The verdict (ok false with reasons: retake)', schema: DocumentQualityOut },
