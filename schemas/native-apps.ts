@@ -18,6 +18,12 @@ const TenantPath = Type.String({
   pattern: '^/[A-Za-z0-9._~/-]{0,200}$',
   description: 'path under which the app opens verification links (universal links / app links), e.g. /acme',
 });
+const LinkHost = Type.String({
+  pattern: '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$',
+  description:
+    "a host of the tenant's own (lower case, no port) that reaches this service: its verification links are built " +
+    'on it and its association files list only its apps (Android before 15 cannot limit an app to a path)',
+});
 const TeamId = Type.String({ description: 'Apple team ID: 10 upper-case letters or digits' });
 const Fingerprint = Type.String({
   description: 'SHA-256 signing certificate fingerprint, AA:BB:… (32 bytes)',
@@ -33,6 +39,7 @@ export const NativeAppCreateIn = Type.Object(
     android_signing_fingerprints: Type.Optional(Type.Array(Fingerprint, { maxItems: 20, uniqueItems: true })),
     enabled: Type.Optional(Type.Boolean()),
     environments: Type.Optional(Environments),
+    link_host: Type.Optional(Nullable(LinkHost)),
   },
   { additionalProperties: false, title: 'NativeAppCreateIn' },
 );
@@ -48,6 +55,7 @@ export const NativeAppPatchIn = Type.Object(
     ),
     enabled: Type.Optional(Nullable(Type.Boolean())),
     environments: Type.Optional(Nullable(Environments)),
+    link_host: Type.Optional(Nullable(LinkHost)),
   },
   { additionalProperties: false, minProperties: 1, title: 'NativeAppPatchIn' },
 );
@@ -63,6 +71,7 @@ export const NativeAppOut = Type.Object(
     android_signing_fingerprints: Type.Array(Type.String()),
     enabled: Type.Boolean(),
     environments: Type.Array(NativeAppEnvironment),
+    link_host: Type.Optional(Nullable(Type.String())),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -80,3 +89,38 @@ export const NativeAppListQuery = Type.Object(
 );
 export const NativeAppListOut = ListOf(NativeAppOut, 'NativeAppListOut');
 export const NativeAppParams = Type.Object({ native_app_id: Uuid }, { additionalProperties: false });
+
+/** GET /.well-known/apple-app-site-association (Apple's applinks format, iOS 13+). */
+export const AppleAppSiteAssociation = Type.Object(
+  {
+    applinks: Type.Object({
+      details: Type.Array(
+        Type.Object({
+          appIDs: Type.Array(Type.String({ description: 'TEAMID.bundle.id' })),
+          components: Type.Array(
+            Type.Object({ '/': Type.String({ description: '<tenant_path>/*' }), comment: Type.String() }),
+          ),
+        }),
+      ),
+    }),
+  },
+  { title: 'AppleAppSiteAssociation' },
+);
+
+/** GET /.well-known/assetlinks.json (Digital Asset Links statements for Android App Links). */
+export const AndroidAssetLinks = Type.Array(
+  Type.Object({
+    relation: Type.Array(Type.Literal('delegate_permission/common.handle_all_urls')),
+    target: Type.Object({
+      namespace: Type.Literal('android_app'),
+      package_name: Type.String(),
+      sha256_cert_fingerprints: Type.Array(Type.String({ description: 'upper case, colon-separated' })),
+    }),
+    relation_extensions: Type.Object({
+      'delegate_permission/common.handle_all_urls': Type.Object({
+        dynamic_app_link_components: Type.Array(Type.Object({ '/': Type.String() })),
+      }),
+    }),
+  }),
+  { title: 'AndroidAssetLinks' },
+);

@@ -54,8 +54,10 @@ import { createHttpHandler, InFlight } from './http/server.js';
 import { createHttpServer, type HttpServer } from './http/transport.js';
 import { startDocumentAnalyzeWorker } from './identity/document-analysis.js';
 import { IdentityPool } from './identity/identity-pool.js';
+import { primeStepCounter } from './journey/funnel.js';
 import {
   applicantSessionRoutes,
+  funnelRoutes,
   linkPathFallback,
   linkRoutes,
   matchLinkPath,
@@ -66,6 +68,7 @@ import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { startMonitorWorkers } from './monitors/monitor-jobs.js';
 import { monitorRoutes } from './monitors/monitor-routes.js';
+import { associationRoutes } from './native-apps/association-routes.js';
 import { nativeAppRoutes } from './native-apps/native-app-routes.js';
 import { operatorRoutes } from './operators/operator-routes.js';
 import { ROOT } from './paths.js';
@@ -402,7 +405,9 @@ function apiRoutes(d: {
       embedOrigins: applicantOrigins(sql, config.APPLICANT_SESSION_IDLE_SECONDS),
     }),
     ...linkRoutes(journeyDeps),
+    ...associationRoutes({ sql, environment: config.DEPLOYMENT_ENVIRONMENT }),
     ...applicantSessionRoutes(journeyDeps),
+    ...funnelRoutes(journeyDeps),
   ];
 }
 
@@ -590,6 +595,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
   for (const r of routes) router.add(r);
   // verification links under any tenant's tenant_path (native apps): when no route matches the path at all
   router.addFallback(linkPathFallback(journeyDeps), matchLinkPath);
+  await primeStepCounter(sql, metrics);
   // the dashboard's and the applicant's static pages are not part of the API contract
   openapiDoc = buildOpenApi(
     router.routes.filter((r) => r.spec.tag !== DASHBOARD_TAG && r.spec.tag !== APPLICANT_PAGE_TAG),

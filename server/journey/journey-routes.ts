@@ -6,6 +6,8 @@ import {
   ApplicantSessionCreateIn,
   ApplicantSessionView,
   ConsentIn,
+  FunnelOut,
+  FunnelQuery,
   HandoffCreated,
   IntakeIn,
   LinkTokenParams,
@@ -19,6 +21,7 @@ import type { ApplicantPrincipal, Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import { type Reply, type RequestInfo, route } from '../http/router.js';
 import { compileValidator, type Validator } from '../http/validation.js';
+import { verificationFunnel } from './funnel.js';
 import { DEFAULT_LINK_BASE, isLinkBase, listLinks, mintLink, openLink, revoke } from './link-service.js';
 import {
   cancel,
@@ -210,6 +213,31 @@ export function linkPathFallback(deps: JourneyDeps) {
 }
 
 const ViewOk = { description: 'The session as the applicant sees it', schema: ApplicantSessionView };
+
+const FUNNEL_DAYS = 30;
+
+export function funnelRoutes(deps: Pick<JourneyDeps, 'sql'>) {
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/verification_funnel',
+      operationId: 'getVerificationFunnel',
+      summary: 'Per template, in flows: given a link, opened, reaching each step, submitted, decided',
+      tag: JOURNEY_TAG,
+      auth: 'secret',
+      query: FunnelQuery,
+      responses: { 200: { description: 'The funnel', schema: FunnelOut }, 403: E403, 422: E422 },
+      handler: async ({ query, tenant }) => {
+        const since = query.since ? new Date(query.since) : new Date(Date.now() - FUNNEL_DAYS * 86_400_000);
+        const items = await verificationFunnel(deps.sql, tenant.tenant_id, {
+          template_id: query.template_id,
+          since,
+        });
+        return { status: 200, body: { since: since.toISOString(), items } };
+      },
+    }),
+  ];
+}
 
 export function applicantSessionRoutes(deps: JourneyDeps) {
   const op = <T>(o: T) => ({ ...o, tag: JOURNEY_TAG, auth: 'applicant' as const });

@@ -115,25 +115,32 @@ export function notCollecting(status: string): ApiError {
   return new ApiError('flow_not_collecting', { details: { status } });
 }
 
-/** The path links of a tenant are built under: the tenant_path of its first enabled native app of this
- * deployment's environment (so that the app opens them), else /verify. */
-export async function linkBase(sql: Sql, tenantId: string, environment: string): Promise<string> {
-  const [app] = await sql<{ tenant_path: string }[]>`
-    select tenant_path from native_apps
+/** Where links of a tenant are built: under the tenant_path of its first enabled native app of this deployment's
+ * environment (so that the app opens them), on that app's own link host when it has one; else /verify. */
+export async function linkBase(
+  sql: Sql,
+  tenantId: string,
+  environment: string,
+): Promise<{ base: string; host: string | null }> {
+  const [app] = await sql<{ tenant_path: string; link_host: string | null }[]>`
+    select tenant_path, link_host from native_apps
     where tenant_id = ${tenantId} and enabled and ${environment} = any(environments)
     order by seq limit 1`;
-  return app?.tenant_path.replace(/\/+$/, '') || DEFAULT_LINK_BASE;
+  return { base: app?.tenant_path.replace(/\/+$/, '') || DEFAULT_LINK_BASE, host: app?.link_host ?? null };
 }
 
-/** `${PUBLIC_BASE_URL}${base}/${token}`; without PUBLIC_BASE_URL, on the origin the request reached. */
+/** `${PUBLIC_BASE_URL}${base}/${token}` (https://<link host> for a tenant with its own); without PUBLIC_BASE_URL, on
+ * the origin the request reached. */
 export function linkUrl(
   deps: Pick<LinkDeps, 'publicBaseUrl' | 'production'>,
-  host: string | undefined,
-  base: string,
+  requestHost: string | undefined,
+  where: { base: string; host: string | null },
   token: string,
 ): string {
-  const origin = deps.publicBaseUrl ?? `${deps.production ? 'https' : 'http'}://${host ?? 'localhost'}`;
-  return `${origin.replace(/\/+$/, '')}${base}/${token}`;
+  const origin = where.host
+    ? `https://${where.host}`
+    : (deps.publicBaseUrl ?? `${deps.production ? 'https' : 'http'}://${requestHost ?? 'localhost'}`);
+  return `${origin.replace(/\/+$/, '')}${where.base}/${token}`;
 }
 
 /** The redirect's origin must be one of the tenant's allowed origins (the page sends the applicant there). */
@@ -175,8 +182,8 @@ export async function mintLink(
     locale: body.locale ?? null,
     expires_in: body.expires_in ?? 86_400,
   });
-  const base = await linkBase(deps.sql, tenant.tenant_id, deps.environment);
-  return linkOut(row, linkUrl(deps, host, base, token));
+  const where = await linkBase(deps.sql, tenant.tenant_id, deps.environment);
+  return linkOut(row, linkUrl(deps, host, where, token));
 }
 
 export async function listLinks(sql: Sql, tenantId: string, flowId: string): Promise<VerificationLink[]> {
@@ -289,8 +296,8 @@ export async function mintHandoff(
       parent_session_id: s.session_id,
     });
   });
-  const base = await linkBase(deps.sql, s.tenant_id, deps.environment);
-  return { url: linkUrl(deps, host, base, token), expires_at: row.expires_at.toISOString() };
+  const where = await linkBase(deps.sql, s.tenant_id, deps.environment);
+  return { url: linkUrl(deps, host, where, token), expires_at: row.expires_at.toISOString() };
 }
 
 /** Whether a path prefix may carry links of this tenant: /verify, or the tenant_path of one of its enabled apps. */

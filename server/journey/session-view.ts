@@ -65,49 +65,69 @@ const docOut = (d: SessionDoc) => ({
 });
 
 /** The steps a template needs, in order: consent (always: the privacy notice), intake, document, selfie, review. */
-export function journeySteps(s: JourneyState): Steps {
-  const t = s.template;
-  const consent = s.applicant.consent;
-  const bio = needsBiometricConsent(t);
-  const has = presenceInRow(s.applicant);
-  const unmet = unmetUploads(counted(s.docs), t);
-  const steps: Steps = [
-    {
+export function stepNamesOf(
+  t: Pick<JourneyTemplate, 'intake_fields' | 'required_checks' | 'required_documents'>,
+): JourneyStep[] {
+  return [
+    'consent',
+    ...(t.intake_fields.length ? (['intake'] as const) : []),
+    ...(t.required_checks.includes('document') || t.required_documents.length ? (['document'] as const) : []),
+    ...(t.required_checks.includes('selfie') ? (['selfie'] as const) : []),
+    'review',
+  ];
+}
+
+type Step = Steps[number];
+/** What every step is read from: the state, what the applicant has and the uploads still unmet. */
+interface Reading {
+  s: JourneyState;
+  has: (name: string) => boolean;
+  unmet: string[];
+}
+
+const STEPS: Record<JourneyStep, (r: Reading) => Step> = {
+  consent: ({ s }) => {
+    const consent = s.applicant.consent;
+    const bio = needsBiometricConsent(s.template);
+    return {
       name: 'consent',
       done: consent !== null && (!bio || consent.biometric === true),
       biometric_required: bio,
       policy_version: consent?.policy_version ?? null,
-    },
-  ];
-  if (t.intake_fields.length) {
-    steps.push({
-      name: 'intake',
-      done: missingIntake(t.intake_fields, has).length === 0,
-      fields: intakeApplicantFields(t.intake_fields).map((f) => ({ ...f, value_present: has(f.name) })),
-    });
-  }
-  if (t.required_checks.includes('document') || t.required_documents.length) {
-    steps.push({
-      name: 'document',
-      done: !unmet.includes('document'),
-      allowed_document_types: t.allowed_document_types as never,
-      allowed_issuing_countries: t.allowed_issuing_countries,
-      required_documents: t.required_documents,
-      capture_mode: t.document_capture_mode as never,
-      nfc: t.passport_nfc_behavior as never,
-      documents: s.docs.filter((d) => d.doc_type !== 'selfie').map(docOut),
-    });
-  }
-  if (t.required_checks.includes('selfie')) {
-    steps.push({
-      name: 'selfie',
-      done: !unmet.includes('selfie'),
-      liveness: true,
-      documents: s.docs.filter((d) => d.doc_type === 'selfie').map(docOut),
-    });
-  }
-  steps.push({ name: 'review', done: s.submitted_at !== null });
-  return steps;
+    };
+  },
+  intake: ({ s, has }) => ({
+    name: 'intake',
+    done: missingIntake(s.template.intake_fields, has).length === 0,
+    fields: intakeApplicantFields(s.template.intake_fields).map((f) => ({
+      ...f,
+      value_present: has(f.name),
+    })),
+  }),
+  document: ({ s, unmet }) => ({
+    name: 'document',
+    done: !unmet.includes('document'),
+    allowed_document_types: s.template.allowed_document_types as never,
+    allowed_issuing_countries: s.template.allowed_issuing_countries,
+    required_documents: s.template.required_documents,
+    capture_mode: s.template.document_capture_mode as never,
+    // `required`: the chip is read by the tenant's app (the page says so); verified by the chip check
+    nfc: s.template.passport_nfc_behavior as never,
+    documents: s.docs.filter((d) => d.doc_type !== 'selfie').map(docOut),
+  }),
+  selfie: ({ s, unmet }) => ({
+    name: 'selfie',
+    done: !unmet.includes('selfie'),
+    liveness: true,
+    documents: s.docs.filter((d) => d.doc_type === 'selfie').map(docOut),
+  }),
+  review: ({ s }) => ({ name: 'review', done: s.submitted_at !== null }),
+};
+
+/** The template's steps with what the applicant did of each. */
+export function journeySteps(s: JourneyState): Steps {
+  const reading = { s, has: presenceInRow(s.applicant), unmet: unmetUploads(counted(s.docs), s.template) };
+  return stepNamesOf(s.template).map((name) => STEPS[name](reading));
 }
 
 /** What the applicant still has to give before submit (consent, intake fields by name, document, selfie). */

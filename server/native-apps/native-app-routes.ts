@@ -22,6 +22,7 @@ interface NativeAppRow {
   platform: 'ios' | 'android';
   identifier: string;
   tenant_path: string;
+  link_host: string | null;
   ios_team_id: string | null;
   android_signing_fingerprints: string[];
   enabled: boolean;
@@ -36,6 +37,7 @@ function nativeAppOut(r: NativeAppRow): NativeAppOut {
     platform: r.platform,
     identifier: r.identifier,
     tenant_path: r.tenant_path,
+    link_host: r.link_host,
     ios_team_id: r.ios_team_id,
     android_signing_fingerprints: r.android_signing_fingerprints,
     enabled: r.enabled,
@@ -50,9 +52,25 @@ const duplicate = (err: unknown) =>
     ? new ApiError('already_exists', { message: 'This app is already registered for the platform' })
     : err;
 
+/** A link host belongs to one tenant: another tenant's apps may not name it (they would be listed on it). */
+async function assertOwnHost(tx: Sql, tenantId: string, host: string | null | undefined): Promise<void> {
+  if (!host) return;
+  const [taken] =
+    await tx`select 1 from native_apps where link_host = ${host} and tenant_id <> ${tenantId} limit 1`;
+  if (taken) {
+    throw new ApiError('already_exists', {
+      message: 'This link host is used by another tenant',
+      details: { field: 'link_host' },
+    });
+  }
+}
+
 const E403 = { description: 'Needs admin authority', schema: ErrorEnvelope };
 const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
-const E409 = { description: 'Same platform and identifier already registered', schema: ErrorEnvelope };
+const E409 = {
+  description: "Same platform and identifier already registered, or the link host is another tenant's",
+  schema: ErrorEnvelope,
+};
 const E422 = { description: 'Validation error (naming the field)', schema: ValidationFailure };
 
 export function nativeAppRoutes(sql: Sql) {
@@ -81,12 +99,13 @@ export function nativeAppRoutes(sql: Sql) {
           android_signing_fingerprints: body.android_signing_fingerprints ?? [],
         });
         const row = await transaction(sql, async (tx) => {
+          await assertOwnHost(tx, tenant_id, body.link_host);
           const [r] = await tx<NativeAppRow[]>`
               insert into native_apps (tenant_id, platform, identifier, tenant_path, ios_team_id,
-                                       android_signing_fingerprints, enabled, environments)
+                                       android_signing_fingerprints, enabled, environments, link_host)
               values (${tenant_id}, ${app.platform}, ${app.identifier}, ${body.tenant_path}, ${app.ios_team_id},
                       ${app.android_signing_fingerprints}, ${body.enabled ?? true},
-                      ${body.environments ?? ['production']})
+                      ${body.environments ?? ['production']}, ${body.link_host ?? null})
               returning *`;
           if (!r) throw new Error('native app insert returned nothing');
           await writeAudit(tx, {
@@ -174,8 +193,11 @@ export function nativeAppRoutes(sql: Sql) {
                 ? cur.android_signing_fingerprints
                 : (body.android_signing_fingerprints ?? []),
           });
+          const linkHost = body.link_host === undefined ? cur.link_host : body.link_host;
+          await assertOwnHost(tx, tenant_id, linkHost);
           const [r] = await tx<NativeAppRow[]>`
               update native_apps set
+                link_host = ${linkHost},
                 identifier = ${app.identifier},
                 tenant_path = ${body.tenant_path ?? cur.tenant_path},
                 ios_team_id = ${app.ios_team_id},
