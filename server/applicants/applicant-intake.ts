@@ -1,4 +1,5 @@
 import type { IntakeField } from '../../schemas/templates.js';
+import type { ApplicantRow } from './applicant-model.js';
 
 /**
  * The template's `intake_fields` as applicant fields, in one place: what each intake field asks of the applicant, and
@@ -56,19 +57,18 @@ export function presenceInInput(a: Record<string, unknown>): Presence {
 }
 
 /** The stored applicant columns presence reads. */
-export interface StoredApplicantInputs {
-  legal_name_first: string | null;
-  legal_name_middle: string | null;
-  legal_name_last: string | null;
-  business_name: string | null;
-  dob: string | null;
-  nationality: string | null;
-  email_hash: string | null;
-  phone_hash: string | null;
-  tax_id_hash: string | null;
-  address: Record<string, string> | null;
-  consent: { biometric?: boolean } | null;
-}
+export type StoredApplicantInputs = Pick<
+  ApplicantRow,
+  | 'legal_name_first'
+  | 'legal_name_middle'
+  | 'legal_name_last'
+  | 'business_name'
+  | 'dob'
+  | 'nationality'
+  | 'email_hash'
+  | 'phone_hash'
+  | 'tax_id_hash'
+> & { address: Record<string, string> | null; consent: { biometric?: boolean } | null };
 
 /** Presence in a stored applicant row. */
 export function presenceInRow(r: StoredApplicantInputs): Presence {

@@ -16,6 +16,15 @@ export async function journeyTemplate(
   expect(r.status, JSON.stringify(r.body)).toBe(201);
 }
 
+/** The journey tests' usual template `kyc`: passport + selfie + AML, with the legal name and date of birth asked. */
+export const kycTemplate = (t: TestApp, tenant: Tenant) =>
+  journeyTemplate(t, tenant, 'kyc', {
+    required_checks: ['aml_screen', 'document', 'selfie'],
+    allowed_document_types: ['passport'],
+    required_documents: [{ min: 1, side: 'single', types: ['passport'] }],
+    intake_fields: ['legal_name', 'dob'],
+  });
+
 /** A flow on `slug` with the applicant data given (none by default). */
 export async function journeyFlow(
   t: TestApp,

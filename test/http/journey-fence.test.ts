@@ -6,7 +6,7 @@ import {
   bearerSession,
   cookieSession,
   journeyFlow,
-  journeyTemplate,
+  kycTemplate,
   mintLink,
 } from '../helpers/journey.js';
 import type { OpenApiDoc } from '../helpers/openapi-check.js';
@@ -76,14 +76,7 @@ beforeAll(async () => {
   t = await startTestApp();
   acme = await createTenant(t, { name: 'Acme' });
   globex = await createTenant(t, { name: 'Globex' });
-  for (const tenant of [acme, globex]) {
-    await journeyTemplate(t, tenant, 'kyc', {
-      required_checks: ['aml_screen', 'document', 'selfie'],
-      allowed_document_types: ['passport'],
-      required_documents: [{ min: 1, side: 'single', types: ['passport'] }],
-      intake_fields: ['legal_name', 'dob'],
-    });
-  }
+  for (const tenant of [acme, globex]) await kycTemplate(t, tenant);
   own = await journeyFlow(t, acme, 'kyc');
   sibling = await journeyFlow(t, acme, 'kyc');
   foreign = await journeyFlow(t, globex, 'kyc');

@@ -5,7 +5,7 @@ import {
   cookiePair,
   cookieSession,
   journeyFlow,
-  journeyTemplate,
+  kycTemplate,
   type Link,
   mintLink,
   openInBrowser,
@@ -47,14 +47,7 @@ beforeAll(async () => {
   t = await startTestApp();
   acme = await createTenant(t, { name: 'Acme', allowed_origins: [ORIGIN] });
   globex = await createTenant(t, { name: 'Globex' });
-  for (const tenant of [acme, globex]) {
-    await journeyTemplate(t, tenant, 'kyc', {
-      required_checks: ['aml_screen', 'document', 'selfie'],
-      allowed_document_types: ['passport'],
-      required_documents: [{ min: 1, side: 'single', types: ['passport'] }],
-      intake_fields: ['legal_name', 'dob'],
-    });
-  }
+  for (const tenant of [acme, globex]) await kycTemplate(t, tenant);
 });
 afterAll(async () => {
   await t?.close();
