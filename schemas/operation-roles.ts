@@ -72,7 +72,6 @@ export const OPERATION_ROLES: Readonly<Record<string, OperatorRole>> = {
   previewChipPortrait: 'analyst',
   documentQuality: 'analyst',
   createLivenessChallenge: 'analyst',
-  documentQuality: 'analyst',
   // operators and sessions
   createOperator: 'admin',
   listOperators: 'admin',

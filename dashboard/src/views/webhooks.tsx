@@ -41,6 +41,8 @@ const EVENTS = [
   'monitor.match',
   'applicant.erased',
   'dataset_version.promoted',
+  'verification.started',
+  'verification.submitted',
 ] as const satisfies readonly EventType[];
 type MissingEvent = Exclude<EventType, (typeof EVENTS)[number]>;
 const _allEvents: [MissingEvent] extends [never] ? true : MissingEvent = true;
