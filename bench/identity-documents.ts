@@ -6,11 +6,13 @@
 // Run: npm run bench:identity:documents (needs ../shared/data). While iterating: BENCH_FILES=can,fra (images whose
 // path contains one of these) and BENCH_ORDERS=1 (one order only; "same output in both orders" is then not
 // measured). Final numbers come from the full run.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { DocumentReading, MrzFields } from '../identity/document/index.js';
 import { machine, SHARED_DATA } from './harness.js';
+import { type Licence, licenceBack, type Photographing, photograph } from './licence-images.js';
 import { SPECIMEN_TD2, SPECIMEN_TD3 } from './mrz-specimens.js';
 import { load1, recordResult } from './results.js';
 
@@ -261,30 +263,44 @@ function shuffled<T>(xs: T[], seed: number): T[] {
 }
 
 const WORKER = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const { readFileSync } = require('node:fs');
 (async () => {
   const { createDocumentReader } = await import(${JSON.stringify(path.resolve(path.dirname(new URL(import.meta.url).pathname), '../identity/document/index.js'))});
-  const reader = await createDocumentReader();
+  const reader = await createDocumentReader({ locateFirst: workerData.locateFirst });
   parentPort.on('message', async (m) => {
     if (m === 'rss') return parentPort.postMessage({ rss: process.memoryUsage().rss });
     if (m === 'close') { await reader.close(); return parentPort.postMessage({ closed: true }); }
-    const reading = await reader.read(readFileSync(m));
-    parentPort.postMessage({ file: m, reading });
+    const reading = await reader.read(readFileSync(m.file), m.side);
+    parentPort.postMessage({ file: m.file, reading });
   });
   parentPort.postMessage({ ready: true });
 })();
 `;
 
-async function runOrder(files: string[]): Promise<{ results: Result[]; rss: number }> {
-  const w = new Worker(WORKER, { eval: true });
+interface OrderRun {
+  results: Result[];
+  rss: number;
+  /** from the worker's start to its first reading (the models load on start) */
+  first_ms: number;
+}
+
+/** Reads `files` in order on a new worker (a new reader); `dir` prefixes them, `side` is told the reader. */
+async function runOrder(
+  files: string[],
+  opts: { locateFirst?: boolean; dir?: string; side?: string } = {},
+): Promise<OrderRun> {
+  const started = performance.now();
+  const w = new Worker(WORKER, { eval: true, workerData: { locateFirst: opts.locateFirst ?? false } });
   const next = () => new Promise<Record<string, unknown>>((resolve) => w.once('message', resolve));
   await next();
   const results: Result[] = [];
   let rss = 0;
+  let first_ms = 0;
   for (const f of files) {
-    w.postMessage(path.join(DOCS, f));
+    w.postMessage({ file: path.join(opts.dir ?? DOCS, f), side: opts.side ?? 'single' });
     const m = (await next()) as { reading: DocumentReading };
+    first_ms ||= Math.round(performance.now() - started);
     results.push({ file: f, reading: m.reading });
     w.postMessage('rss');
     rss = Math.max(rss, ((await next()) as { rss: number }).rss);
@@ -295,7 +311,7 @@ async function runOrder(files: string[]): Promise<{ results: Result[]; rss: numb
   w.postMessage('close');
   await next();
   await w.terminate();
-  return { results, rss };
+  return { results, rss, first_ms };
 }
 
 const pct = (xs: number[], p: number) => {
@@ -316,10 +332,15 @@ const tests = readdirSync(path.join(DOCS, 'tests'))
 const all = [...testdata, ...tests].sort();
 const orders = process.env.BENCH_ORDERS === '1' ? 1 : 2;
 
-log(`${all.length} images, ${orders} shuffled order(s)`);
+// BENCH_AB=1: the same order read twice, first as the service reads (A), then with the MRZ band located by image
+// analysis first (B, ReaderOptions.locateFirst); the report is B's, with A's times beside it
+const ab = process.env.BENCH_AB === '1';
+log(`${all.length} images, ${ab ? 'A/B in one order' : `${orders} shuffled order(s)`}`);
 const loadBefore = load1();
-const a = await runOrder(shuffled(all, 1));
-const b = orders === 2 ? await runOrder(shuffled(all, 2)) : a;
+const before = ab ? await runOrder(shuffled(all, 1), { locateFirst: false }) : null;
+const a = await runOrder(shuffled(all, 1), { locateFirst: ab });
+const b = orders === 2 && !ab ? await runOrder(shuffled(all, 2)) : a;
+const licences = await licenceSet();
 const byFile = (r: Result[]) => new Map(r.map((x) => [x.file, x.reading]));
 const ra = byFile(a.results);
 const rb = byFile(b.results);
@@ -380,13 +401,29 @@ say(
     ? 'Same output in both orders: not measured (BENCH_ORDERS=1).'
     : `Same output in both orders: ${orderDiffs.length === 0 ? 'yes' : `NO (${orderDiffs.join(', ')})`} (took_ms aside).`,
 );
-const times = (orders === 2 ? [...a.results, ...b.results] : a.results).map((r) => r.reading.took_ms);
+const times = (orders === 2 && !ab ? [...a.results, ...b.results] : a.results).map((r) => r.reading.took_ms);
 say(
-  `Time per document (both runs, ${times.length} reads): p50 ${pct(times, 50)} ms, p99 ${pct(times, 99)} ms; worker RSS (whole process, peak) ${(Math.max(a.rss, b.rss) / 2 ** 20).toFixed(0)} MB.`,
+  `Time per document (${times.length} reads): p50 ${pct(times, 50)} ms, p99 ${pct(times, 99)} ms; first document after the worker's start (models loading) ${a.first_ms} ms; worker RSS (whole process, peak) ${(Math.max(a.rss, b.rss) / 2 ** 20).toFixed(0)} MB; load before ${loadBefore}, after ${load1()}.`,
+);
+if (before) {
+  const tA = before.results.map((r) => r.reading.took_ms);
+  const differ = before.results
+    .filter((r) => strip(r.reading) !== strip(ra.get(r.file)))
+    .map(
+      (r) =>
+        `${r.file} (${r.reading.accepted ? 'accepted' : 'refused'} → ${ra.get(r.file)?.accepted ? 'accepted' : 'refused'})`,
+    );
+  const ratio = (p: number) => (pct(times, p) / Math.max(1, pct(tA, p))).toFixed(2);
+  say(
+    `A/B in one run, same order: A (as the service reads) p50 ${pct(tA, 50)} ms, p99 ${pct(tA, 99)} ms, first ${before.first_ms} ms; B (band located first) p50 ${pct(times, 50)} ms, p99 ${pct(times, 99)} ms, first ${a.first_ms} ms; B/A p50 ${ratio(50)}, p99 ${ratio(99)}. Accepted: A ${before.results.filter((r) => r.reading.accepted).length}, B ${a.results.filter((r) => r.reading.accepted).length}. Readings that differ: ${differ.length ? differ.join('; ') : 'none'}.`,
+  );
+}
+say(
+  `Licence set (rendered AAMVA backs, photographed in software): ${licences.decoded} of ${licences.total} decoded, ${licences.exact} with every field exact; p50 ${licences.p50} ms, p99 ${licences.p99} ms.${licences.failed.length ? ` Not read: ${licences.failed.join(', ')}.` : ''}`,
 );
 process.stdout.write(`${out.join('\n')}\n`);
-// a subset (BENCH_FILES) is a trial, not the bench's result
-if (only.length === 0)
+// a subset (BENCH_FILES) or an A/B run (BENCH_AB) is a trial, not the bench's result
+if (only.length === 0 && !ab)
   recordResult(
     'identity:documents',
     {
@@ -399,6 +436,99 @@ if (only.length === 0)
       accepted_wrong_field: { label: 'accepted readings with a wrong field', unit: '', value: wrong.length },
       p50_ms: { label: 'time a document, p50', unit: 'ms', value: pct(times, 50) },
       p99_ms: { label: 'time a document, p99', unit: 'ms', value: pct(times, 99) },
+      first_ms: { label: "first document after the worker's start", unit: 'ms', value: a.first_ms },
+      licences_decoded: {
+        label: `licence backs decoded (of ${licences.total})`,
+        unit: '',
+        value: licences.decoded,
+      },
+      licences_exact: {
+        label: `licence backs with every field exact (of ${licences.total})`,
+        unit: '',
+        value: licences.exact,
+      },
     },
     { loadBefore, notes: orderDiffs.length ? `order-dependent output: ${orderDiffs.join(', ')}` : undefined },
   );
+
+/** The licence set: backs of licences of several jurisdictions and AAMVA versions, photographed in software
+ * (turned, in perspective, blurred, compressed, small, glared), written to a temporary directory and read as the
+ * service reads a back; a reading counts as exact when every AAMVA field the payload carries comes back. */
+async function licenceSet(): Promise<{
+  total: number;
+  decoded: number;
+  exact: number;
+  p50: number;
+  p99: number;
+  failed: string[];
+}> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vs-bench-licences-'));
+  const year = new Date().getUTCFullYear();
+  const people: [string, string, number, 'USA' | 'CAN'][] = [
+    ['636014', 'CA', 9, 'USA'],
+    ['636015', 'TX', 8, 'USA'],
+    ['636001', 'NY', 10, 'USA'],
+    ['636012', 'ON', 7, 'CAN'],
+    ['636010', 'FL', 5, 'USA'],
+    ['636028', 'BC', 4, 'CAN'],
+  ];
+  const shots: Photographing[] = [
+    { rotate: 8, jpeg: 70 },
+    { perspective: 0.1, rotate: -4, blur: 1, width: 900 },
+    { glare: 0.3, jpeg: 50, width: 700 },
+  ];
+  const expected = new Map<string, Licence>();
+  const files: string[] = [];
+  for (const [i, [issuer, jurisdiction, version, country]] of people.entries()) {
+    const l: Licence = {
+      issuer,
+      jurisdiction,
+      version,
+      country,
+      number: `X${String(1000000 + i * 7919)}`,
+      family: ['GARCIA', 'NGUYEN', 'OKAFOR', 'TREMBLAY', 'SMITH', 'LEE'][i] as string,
+      first: ['MARIA', 'MINH', 'CHIDI', 'JULIE', 'JOHN', 'ANNA'][i] as string,
+      birth: `19${70 + i}-0${1 + i}-1${i}`,
+      expiry: `${year + 3}-0${1 + i}-1${i}`,
+      issued: `${year - 2}-0${1 + i}-1${i}`,
+      sex: i % 2 ? 'M' : 'F',
+      street: `${100 + i} ELM ST`,
+      city: 'TOWN',
+      postal: '123450000',
+    };
+    const back = await licenceBack(l);
+    for (const [k, shot] of shots.entries()) {
+      const name = `${jurisdiction}-v${version}-${k}.jpg`;
+      writeFileSync(path.join(dir, name), await photograph(back, shot));
+      expected.set(name, l);
+      files.push(name);
+    }
+  }
+  const run = await runOrder(files, { dir, side: 'back' });
+  rmSync(dir, { recursive: true, force: true });
+  let decoded = 0;
+  let exact = 0;
+  const failed: string[] = [];
+  for (const r of run.results) {
+    const a = r.reading.barcode?.aamva;
+    const l = expected.get(r.file) as Licence;
+    if (!a) {
+      failed.push(r.file);
+      continue;
+    }
+    decoded++;
+    const ok =
+      a.document_number === l.number &&
+      a.family_name === l.family &&
+      a.first_name === l.first &&
+      a.birth_date === l.birth &&
+      a.expiry_date === l.expiry &&
+      a.issue_date === l.issued &&
+      a.jurisdiction === l.jurisdiction &&
+      a.country === (l.country ?? 'USA');
+    if (ok) exact++;
+    else failed.push(`${r.file} (fields)`);
+  }
+  const t = run.results.map((r) => r.reading.took_ms);
+  return { total: files.length, decoded, exact, p50: pct(t, 50), p99: pct(t, 99), failed };
+}

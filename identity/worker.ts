@@ -15,7 +15,7 @@ import {
   portraitJpeg,
   verifyChip,
 } from './chip/index.js';
-import { createDocumentReader, type DocumentReading } from './document/index.js';
+import { createDocumentReader, type DocumentReading, type ReadSide } from './document/index.js';
 import { createFaceAnalyzer, type FaceAnalysis } from './face/index.js';
 import { type CaptureQuality, captureQuality } from './quality.js';
 
@@ -23,9 +23,13 @@ export type IdentityRole = 'analysis' | 'quality';
 
 export type IdentityTask =
   | {
-      /** document: MRZ reading + the faces on it (the portrait); selfie: faces only */
+      /** document: barcode or MRZ reading + the faces on it (the portrait); selfie: faces only */
       kind: 'document' | 'selfie';
       image: Uint8Array;
+      /** the side the upload shows (a front is read for its printed text only) */
+      side?: ReadSide;
+      /** the upload's declared type (a passport is not searched for a barcode) */
+      docType?: string;
     }
   | {
       /** the capture-quality verdict's measures (`selfie`: no MRZ or barcode looked for) */
@@ -106,7 +110,9 @@ export default async function analyze(task: IdentityTask): Promise<IdentityOutpu
   // each library gets its own bytes: either may hand them on to a worker of its own (and detach them)
   const [faces, reading] = await Promise.all([
     analyzer.then((a) => a.analyze(image)),
-    task.kind === 'document' ? reader.then((r) => r.read(image.slice())) : Promise.resolve(null),
+    task.kind === 'document'
+      ? reader.then((r) => r.read(image.slice(), task.side, task.docType))
+      : Promise.resolve(null),
   ]);
   return { kind: task.kind, reading, faces, took_ms: performance.now() - started };
 }

@@ -3,6 +3,7 @@
 // downloaded (locateFile only names the file; with wasmBinary set it is never fetched).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { prepareZXingModule, type ReadResult, readBarcodes } from 'zxing-wasm/reader';
 import type { Gray } from '../document/image.js';
 
@@ -11,16 +12,19 @@ export const ZXING_READER_WASM = require.resolve('zxing-wasm/reader/zxing_reader
 
 let loading: Promise<unknown> | undefined;
 
+/** zxing-wasm module overrides that load `wasmFile` from disk: with `wasmBinary` set the library never fetches;
+ * `locateFile` only names the file (its default names a CDN). */
+export function wasmFromDisk(wasmFile: string) {
+  return {
+    wasmBinary: readFileSync(wasmFile).buffer as ArrayBuffer,
+    locateFile: (file: string) => join(dirname(wasmFile), file),
+  };
+}
+
 /** Loads and instantiates the reader's wasm from node_modules (once per thread). */
 export function loadBarcodeReader(): Promise<unknown> {
   loading ??= Promise.resolve().then(() =>
-    prepareZXingModule({
-      overrides: {
-        wasmBinary: readFileSync(ZXING_READER_WASM).buffer as ArrayBuffer,
-        locateFile: (path: string) => `${ZXING_READER_WASM.slice(0, -'zxing_reader.wasm'.length)}${path}`,
-      },
-      fireImmediately: true,
-    }),
+    prepareZXingModule({ overrides: wasmFromDisk(ZXING_READER_WASM), fireImmediately: true }),
   );
   return loading;
 }

@@ -4,9 +4,18 @@ import { createReader, type ReaderOptions } from './reader.js';
 import type { DocumentReader } from './types.js';
 
 export { QUALITY_THRESHOLDS } from '../quality-thresholds.js';
+export { barcodeData, type DocumentData, mrzData, readingData } from './data.js';
 export type { ReaderOptions } from './reader.js';
 export { ICAO_CODES, type StrictReason, strictCheck } from './strict.js';
-export type { DocumentReader, DocumentReading, ImageQuality, MrzFields, MrzFormat } from './types.js';
+export type {
+  BarcodeReading,
+  DocumentReader,
+  DocumentReading,
+  ImageQuality,
+  MrzFields,
+  MrzFormat,
+  ReadSide,
+} from './types.js';
 
 /** Starts a tesseract worker (legacy engine, English traineddata from @tesseract.js-data/eng) and returns a
  * reader. `read` never throws: corrupt, unsupported or oversized files give `mrz: null` and `error`. Calls are

@@ -26,6 +26,8 @@ export interface Ocr {
   blockLines(png: Buffer): Promise<OcrLine[]>;
   /** The same with the LSTM engine: a second engine for the letters of names. */
   blockLstm(png: Buffer): Promise<string>;
+  /** A page's printed text by the LSTM engine (page layout, every character): a card's front. */
+  pageLstm(png: Buffer): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -104,6 +106,18 @@ export async function createOcr(): Promise<Ocr> {
     async blockLstm(png) {
       const r = await guard(lstm.recognize(png, {}, { text: true }));
       return r.data.text;
+    },
+    async pageLstm(png) {
+      await lstm.setParameters({ tessedit_pageseg_mode: PSM.AUTO, tessedit_char_whitelist: '' });
+      try {
+        const r = await guard(lstm.recognize(png, {}, { text: true }));
+        return r.data.text;
+      } finally {
+        await lstm.setParameters({
+          tessedit_pageseg_mode: PSM.SINGLE_BLOCK,
+          tessedit_char_whitelist: MRZ_CHARS,
+        });
+      }
     },
     async close() {
       await Promise.all([worker.terminate(), lstm.terminate()]);

@@ -5,6 +5,8 @@ import type { DocumentReading } from './types.js';
 export function reportedReading(r: DocumentReading) {
   return {
     mrz: r.mrz,
+    barcode: r.barcode ?? null,
+    ...(r.front_text === undefined ? {} : { front_text: r.front_text }),
     check_digits_valid: r.check_digits_valid,
     accepted: r.accepted,
     reasons: r.reasons,

@@ -1,4 +1,5 @@
 // Public types of the document reader (the identity module contract, docs/decisions.md "Document reading").
+import type { AamvaFields } from '../barcode/aamva.js';
 
 export type MrzFormat = 'TD1' | 'TD2' | 'TD3' | 'MRVA' | 'MRVB';
 
@@ -30,8 +31,22 @@ export interface ImageQuality {
   reasons: string[];
 }
 
+/** A PDF417 barcode found on the image (the back of a North American licence or ID card). */
+export interface BarcodeReading {
+  format: 'PDF417';
+  /** the AAMVA fields, null when the payload is not AAMVA or is corrupt (then `error`) */
+  aamva: AamvaFields | null;
+  /** fields the payload lacks to identify its holder (document number, names, birth and expiry dates) */
+  missing: string[];
+  error: string | null;
+}
+
 export interface DocumentReading {
   mrz: MrzFields | null;
+  /** the PDF417 barcode, null when none was found (not looked for on a front side) */
+  barcode?: BarcodeReading | null;
+  /** a front side's printed text, read by the LSTM engine (compared with the back's data) */
+  front_text?: string | null;
   /** every check digit incl. composite */
   check_digits_valid: boolean;
   /** check digits AND strict check AND (second signal agrees where one exists) */
@@ -52,7 +67,12 @@ export interface DocumentReading {
   error?: string;
 }
 
+/** Which side of a two-sided document an image shows: `front` is read for its printed text only (its portrait is
+ * the face analyser's), `back` and `single` for their barcode or MRZ. */
+export type ReadSide = 'front' | 'back' | 'single';
+
 export interface DocumentReader {
-  read(image: Uint8Array): Promise<DocumentReading>;
+  /** `docType` (the upload's declared type): a passport is not searched for a barcode */
+  read(image: Uint8Array, side?: ReadSide, docType?: string): Promise<DocumentReading>;
   close(): Promise<void>;
 }

@@ -85,11 +85,14 @@ Exit status 0 once stdin is read (bad lines are error lines carrying their line 
     run: async (a) => (await import('./face-match-command.js')).faceMatchCommand(a),
   },
   'read-document': {
-    usage: `veriscreen read-document FILE...
+    usage: `veriscreen read-document FILE... [--front FRONT --back BACK]...
 
-Reads the MRZ of identity document images, offline, one JSON line per file in argument order.
+Reads identity document images, offline, one JSON line per file in argument order: the MRZ (\`mrz\`) and the
+PDF417 barcode of a licence or ID card's back (\`barcode\`, AAMVA fields). --front/--back give the two sides of
+one card (pairs in order): one line for the pair, the data from the back, the front's printed text compared
+with it (\`front_matches\`).
 Exit status 1 when a file could not be read.`,
-    values: [],
+    values: ['front', 'back'],
     switches: [],
     positional: true,
     run: async (a) => (await import('./read-document-command.js')).readDocumentCommand(a),
@@ -135,7 +138,7 @@ Commands:
   compare                       score {"schema","a","b"} JSON lines from stdin offline
   face-match                    compare the faces of {"a": FILE, "b": FILE} JSON lines from stdin offline
                                 [--threshold X]; exit 0 once stdin is read (bad lines are error lines)
-  read-document FILE...         read the MRZ of identity document images offline, one JSON line per file
+  read-document FILE...         read the MRZ or barcode of identity document images offline, one JSON line per file
   verify-chip --sod F --dg1 F   passive authentication of ePassport chip data offline [--dg2 F …]
                                 [--csca F | --master-list F | --crl F …]; exit 0 when verified
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import type { Redis } from 'ioredis';
+import { mrzData, readingData } from '../../identity/document/index.js';
 import type { AmlDataset } from '../../schemas/common.js';
 import type {
   FlowCreateIn,
@@ -41,7 +42,12 @@ import { flowDocuments } from '../documents/document-service.js';
 import { AllowanceExhausted } from '../domain-errors.js';
 import { ApiError, invalid, ValidationError } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
-import { differsFrom, documentApplicant, extractedFields } from '../identity/extracted.js';
+import {
+  differsFrom,
+  documentApplicant,
+  extractedFields,
+  readingExtractedFields,
+} from '../identity/extracted.js';
 import { identityInputs, verifiedChipMrz } from '../identity/identity-inputs.js';
 import type { Metrics } from '../metrics.js';
 import { type OutboxRow, outboxEvent, writeEvents } from '../outbox/outbox.js';
@@ -613,12 +619,15 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
       const def = checkType(type);
       if (def) await once(type, name, () => def.run(checkDeps(deps), withUploads));
     }
-    // a verified chip's DG1 first: issued by the state and unaltered, it outranks the printed MRZ
+    // a verified chip's DG1 first: issued by the state and unaltered, it outranks the printed MRZ or a barcode
     const chipMrz = verifiedChipMrz(identity);
-    const mrz = chipMrz ?? identity.document?.reading?.mrz;
-    if (mrz) {
-      extracted = extractedFields(mrz, applicant, chipMrz ? 'chip' : 'mrz');
-      const docApplicant = documentApplicant(mrz);
+    const reading = identity.document?.reading;
+    const data = chipMrz ? mrzData(chipMrz) : readingData(reading);
+    if (data) {
+      extracted = chipMrz
+        ? extractedFields(chipMrz, applicant, 'chip')
+        : (readingExtractedFields(reading, applicant) ?? undefined);
+      const docApplicant = documentApplicant(data);
       const docName = subjectName(docApplicant) ?? null;
       if (
         template.required_checks.includes('aml_screen') &&

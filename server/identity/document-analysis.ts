@@ -1,3 +1,4 @@
+import type { ReadSide } from '../../identity/document/index.js';
 import type { IdentityResult } from '../../identity/worker.js';
 import type { Bus } from '../bus/jetstream.js';
 import { type RunningWorker, runWorker } from '../bus/jetstream.js';
@@ -25,9 +26,13 @@ export interface AnalysisDeps {
 interface DocToRead extends StoredDocument {
   applicant_id: string;
   doc_type: string;
+  side: string;
   consent: { biometric?: boolean } | null;
   analysed: boolean;
 }
+
+/** The side the reader is told: a front is read for its printed text, anything else for its barcode or MRZ. */
+const readSide = (side: string): ReadSide => (side === 'front' || side === 'back' ? side : 'single');
 
 /** The faces as stored and shown: box, score, liveness, never the embedding. */
 export function facesWithoutEmbeddings(r: IdentityResult) {
@@ -42,7 +47,7 @@ export function facesWithoutEmbeddings(r: IdentityResult) {
 export async function analyzeDocument(deps: AnalysisDeps, documentId: string): Promise<'analysed' | 'noop'> {
   const { sql } = deps;
   const [d] = await sql<DocToRead[]>`
-    select d.id, d.tenant_id, d.flow_id, d.applicant_id, d.doc_type, d.upload_status, d.storage_key, d.upload_key,
+    select d.id, d.tenant_id, d.flow_id, d.applicant_id, d.doc_type, d.side, d.upload_status, d.storage_key, d.upload_key,
            d.sha256, d.size_bytes, a.consent,
            exists(select 1 from document_readings r where r.document_id = d.id) as analysed
     from documents d join applicants a on a.id = d.applicant_id and a.tenant_id = d.tenant_id
@@ -58,8 +63,14 @@ export async function analyzeDocument(deps: AnalysisDeps, documentId: string): P
       await deps.onAnalysed(d.tenant_id, d.flow_id);
       return 'noop';
     }
-    if (read.kind === 'bytes') result = await deps.pool.analyze({ kind, image: read.bytes });
-    else error = read.kind === 'missing' ? 'object_missing' : 'too_large';
+    if (read.kind === 'bytes') {
+      result = await deps.pool.analyze({
+        kind,
+        image: read.bytes,
+        side: readSide(d.side),
+        docType: d.doc_type,
+      });
+    } else error = read.kind === 'missing' ? 'object_missing' : 'too_large';
     const faces = result ? facesWithoutEmbeddings(result) : [];
     const biometric = d.consent?.biometric === true;
     await transaction(sql, async (tx) => {

@@ -1,4 +1,5 @@
-import type { MrzFields } from '../../identity/document/index.js';
+import type { AamvaFields } from '../../identity/barcode/aamva.js';
+import type { DocumentReading, MrzFields } from '../../identity/document/index.js';
 import type { ApplicantData } from '../checks/check-type.js';
 import { subjectName } from '../checks/types/aml-screen.js';
 
@@ -31,8 +32,48 @@ export function extractedFields(
   return { fields, sources };
 }
 
+/** A licence's or card's barcode fields copied into flows.extracted_fields, each with source `barcode`. */
+export function barcodeExtractedFields(a: AamvaFields): {
+  fields: Record<string, unknown>;
+  sources: Record<string, string>;
+} {
+  const fields: Record<string, unknown> = {
+    document_type: a.subfile === 'DL' ? 'driving_license' : 'id_card',
+    issuing_country: a.country,
+    issuing_jurisdiction: a.jurisdiction,
+    document_number: a.document_number,
+    surname: a.family_name,
+    given_names: [a.first_name, a.middle_names].filter(Boolean).join(' '),
+    birth_date: a.birth_date,
+    sex: a.sex,
+    expiry_date: a.expiry_date,
+    issue_date: a.issue_date,
+    address_street: a.address.street,
+    address_city: a.address.city,
+    address_jurisdiction: a.address.jurisdiction,
+    address_postal_code: a.address.postal_code,
+    document_discriminator: a.document_discriminator,
+    compliance_type: a.compliance_type,
+    aamva_version: a.aamva_version,
+  };
+  const sources = Object.fromEntries(Object.keys(fields).map((k) => [k, 'barcode']));
+  return { fields, sources };
+}
+
+/** The fields a read document yields for extracted_fields: its MRZ's, else its barcode's; null when neither. */
+export function readingExtractedFields(
+  r: DocumentReading | null | undefined,
+  applicant: ApplicantData,
+): { fields: Record<string, unknown>; sources: Record<string, string> } | null {
+  if (r?.mrz) return extractedFields(r.mrz, applicant);
+  if (r?.barcode?.aamva) return barcodeExtractedFields(r.barcode.aamva);
+  return null;
+}
+
 /** The person the document states, as a screening subject (MRZ names are upper-case Latin transliterations). */
-export function documentApplicant(mrz: MrzFields): ApplicantData {
+export function documentApplicant(
+  mrz: Pick<MrzFields, 'given_names' | 'surname' | 'birth_date'>,
+): ApplicantData {
   return {
     entity_type: 'individual',
     legal_name_first: mrz.given_names.trim() || null,

@@ -41,9 +41,13 @@ export interface ChallengeInputs {
 }
 
 export interface IdentityInputs {
-  /** the identity document the checks use: the newest read one with an accepted reading, else with an MRZ, else
-   * the newest read one */
+  /** the identity document the checks use: the newest read one with an accepted reading, else with an MRZ or a
+   * barcode, else the newest that is not a front, else the newest read one */
   document: ReadUpload | undefined;
+  /** the front of a two-sided document whose data came from its back (its printed text, its portrait) */
+  front?: ReadUpload | undefined;
+  /** the upload whose face is the holder's portrait: the front of a two-sided document, else the document */
+  portrait?: ReadUpload | undefined;
   /** the selfie: the `front` frame of the newest liveness challenge whose frames are all read, else the newest read
    * selfie that is no challenge frame */
   selfie: ReadUpload | undefined;
@@ -90,13 +94,21 @@ export async function identityInputs(sql: Sql, tenantId: string, flowId: string)
   const uploads: ReadUpload[] = rows.map((r) => ({ ...r, embeddings: r.embeddings ?? [] }));
   const documents = uploads.filter((u) => u.doc_type !== 'selfie');
   const document =
-    documents.find((u) => u.reading?.accepted) ?? documents.find((u) => u.reading?.mrz) ?? documents[0];
+    documents.find((u) => u.reading?.accepted) ??
+    documents.find((u) => u.reading?.mrz || u.reading?.barcode?.aamva) ??
+    documents.find((u) => u.side !== 'front') ??
+    documents[0];
+  // two sides, one document: the data from the back, the portrait (and the printed text) from its front
+  const front =
+    document && document.side !== 'front'
+      ? documents.find((u) => u.side === 'front' && u.doc_type === document.doc_type)
+      : undefined;
   const challenge = challengeOf(uploads);
   const selfie =
     challenge?.frames[0] ?? uploads.find((u) => u.doc_type === 'selfie' && !u.liveness_challenge_id);
   const chips = await flowChips(sql, tenantId, flowId);
   const chip = chips.find((c) => c.document_id === document?.document_id) ?? chips[0];
-  return { document, selfie, challenge, documents, chip };
+  return { document, front, portrait: front ?? document, selfie, challenge, documents, chip };
 }
 
 /** The newest challenge with every frame read, its frames in pose order (`front` first). */

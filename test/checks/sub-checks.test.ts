@@ -2,8 +2,9 @@
 // that fails it, and the runner's rules (a null result is not recorded, `raise: false` records without raising).
 import { describe, expect, it } from 'vitest';
 import { SPECIMEN_TD3 } from '../../bench/mrz-specimens.js';
+import { composeAamva, parseAamva } from '../../identity/barcode/aamva.js';
 import type { ChipReport } from '../../identity/chip/index.js';
-import type { DocumentReading, MrzFields } from '../../identity/document/index.js';
+import { barcodeData, type DocumentReading, type MrzFields, mrzData } from '../../identity/document/index.js';
 import { runSubChecks, type SubCheckDef } from '../../server/checks/sub-checks.js';
 import { DOCUMENT_SUB_CHECKS, type DocumentContext } from '../../server/checks/types/document.js';
 import type { FrameEvidence } from '../../server/checks/types/liveness-challenge.js';
@@ -44,16 +45,20 @@ const upload = (over: Partial<ReadUpload> = {}): ReadUpload => ({
   ...over,
 });
 
-const doc = (over: Partial<DocumentContext> = {}): DocumentContext => ({
-  doc: upload(),
-  reading,
-  mrz,
-  accepted: true,
-  applicant: { legal_name_first: 'Anna Maria', legal_name_last: 'Eriksson', dob: '1974-08-12' },
-  template: { allowed_document_types: [], allowed_issuing_countries: [] },
-  now: new Date('2026-01-01T00:00:00Z'),
-  ...over,
-});
+const doc = (over: Partial<DocumentContext> = {}): DocumentContext => {
+  const c = {
+    doc: upload(),
+    reading,
+    mrz,
+    accepted: true,
+    applicant: { legal_name_first: 'Anna Maria', legal_name_last: 'Eriksson', dob: '1974-08-12' },
+    template: { allowed_document_types: [], allowed_issuing_countries: [] },
+    now: new Date('2026-01-01T00:00:00Z'),
+    ...over,
+  };
+  // the data follows the MRZ unless given
+  return { ...c, data: over.data !== undefined ? over.data : c.mrz ? mrzData(c.mrz) : null };
+};
 
 function row<C>(table: SubCheckDef<C>[], name: string): SubCheckDef<C> {
   const r = table.find((d) => d.name === name);
@@ -65,6 +70,8 @@ describe('document sub-checks', () => {
   it('are recorded in their order', () => {
     expect(DOCUMENT_SUB_CHECKS.map((d) => d.name)).toEqual([
       'mrz_found',
+      'barcode_found',
+      'barcode_parsed',
       'check_digits_valid',
       'reading_accepted',
       'not_expired',
@@ -72,6 +79,7 @@ describe('document sub-checks', () => {
       'issuing_country_allowed',
       'name_matches_applicant',
       'dob_matches_applicant',
+      'front_matches_data',
       'image_quality',
       'face_present',
       'chip_read',
@@ -186,6 +194,83 @@ describe('document sub-checks', () => {
     expect(none.subs.map((s) => s.name)).toEqual(['mrz_found', 'face_present']);
     expect(none.subs[0]).toMatchObject({ error: 'x' });
     expect(none.signals).toEqual(['document_unreadable']);
+  });
+});
+
+describe('licence sub-checks (barcode on the back, portrait and printed text on the front)', () => {
+  const aamva = parseAamva(
+    composeAamva({
+      issuer: '636014',
+      version: 9,
+      elements: [
+        ['DAQ', 'D1234567'],
+        ['DCS', 'ERIKSSON'],
+        ['DAC', 'ANNA'],
+        ['DAD', 'MARIA'],
+        ['DBB', '08121974'],
+        ['DBA', '08122031'],
+        ['DCG', 'USA'],
+      ],
+    }),
+  );
+  if (!aamva.ok) throw new Error(aamva.error);
+  const barcode = { format: 'PDF417' as const, aamva: aamva.fields, missing: [], error: null };
+  const back = { ...reading, mrz: null, barcode, check_digits_valid: false };
+  const licence = (over: Partial<DocumentContext> = {}) =>
+    doc({
+      doc: upload({ doc_type: 'driving_license', side: 'back', reading: back, face_count: 0, faces: [] }),
+      reading: back,
+      mrz: null,
+      data: barcodeData(aamva.fields),
+      portrait: upload({ doc_type: 'driving_license', side: 'front' }),
+      ...over,
+    });
+  const front = (text: string) =>
+    upload({ side: 'front', reading: { ...reading, mrz: null, front_text: text } });
+  const printed = 'CA DRIVER LICENSE DL D1234567 LN ERIKSSON FN ANNA MARIA DOB 08/12/1974 EXP 08/12/2031';
+
+  it('a read licence passes every row that applies; the MRZ rows do not apply', () => {
+    const r = runSubChecks(DOCUMENT_SUB_CHECKS, licence({ front: front(printed) }));
+    expect(r.signals).toEqual([]);
+    expect(r.subs.map((x) => x.name)).not.toContain('mrz_found');
+    expect(r.subs.find((x) => x.name === 'issuing_country_allowed')?.value).toEqual({
+      country: 'USA',
+      jurisdiction: 'CA',
+    });
+    expect(r.subs.find((x) => x.name === 'face_present')).toMatchObject({ passed: true, value: 1 });
+  });
+
+  it.each([
+    ['barcode_found', licence({ reading: { ...back, barcode: null }, data: null })],
+    [
+      'barcode_parsed',
+      licence({
+        reading: {
+          ...back,
+          barcode: { format: 'PDF417', aamva: null, missing: [], error: 'barcode_not_aamva: x' },
+        },
+        data: null,
+      }),
+    ],
+  ] as const)('%s fails: document_unreadable', (name, ctx) => {
+    const r = runSubChecks(DOCUMENT_SUB_CHECKS, ctx);
+    expect(r.subs.find((x) => x.name === name)).toMatchObject({ passed: false });
+    expect(r.signals).toEqual(['document_unreadable']);
+  });
+
+  it.each([
+    ['the front printing the same holder', printed, true],
+    ['a front read with one slip in the surname', printed.replace('ERIKSSON', 'ERIKSS0N'), true],
+    ['another holder printed on the front', 'CA DRIVER LICENSE LN JOHNSON FN PETER DOB 01/02/1960', false],
+    ['only the surname found', printed.replace('08/12/1974', ''), null],
+    ['an unreadable front', '~~ ..', null],
+  ])('front against the barcode: %s → %s', (_what, text, passed) => {
+    const r = runSubChecks(DOCUMENT_SUB_CHECKS, licence({ front: front(text) }));
+    expect(r.subs.find((x) => x.name === 'front_matches_data')).toMatchObject({
+      passed,
+      value: expect.objectContaining({ unverified: passed !== true }),
+    });
+    expect(r.signals).toEqual(passed === false ? ['document_data_mismatch'] : []);
   });
 });
 

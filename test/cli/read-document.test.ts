@@ -4,8 +4,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Licence, licenceBack, licenceFront, photograph } from '../../bench/licence-images.js';
 import { SPECIMEN_TD3 } from '../../bench/mrz-specimens.js';
 import { runCli } from '../helpers/cli.js';
+import { face } from '../helpers/identity-images.js';
 import { HAS_SHARED_DATA, sharedPath } from '../helpers/shared-data.js';
 
 const run = (args: string[]) => runCli(args);
@@ -45,6 +47,7 @@ describe('bin/veriscreen read-document (offline)', () => {
       expect(lines[1]).toEqual({
         path: td3,
         mrz: SPECIMEN_TD3,
+        barcode: null,
         check_digits_valid: true,
         accepted: true,
         reasons: [],
@@ -57,4 +60,57 @@ describe('bin/veriscreen read-document (offline)', () => {
       expect(lines[2]?.error).toMatch(/^file_not_found:/);
     },
   );
+
+  it.skipIf(!HAS_SHARED_DATA)(
+    "reads a licence's back by its barcode, and front and back together as one card",
+    async () => {
+      const front = join(dir, 'front.jpg');
+      const back = join(dir, 'back.jpg');
+      await writeFile(
+        front,
+        await licenceFront(LICENCE, face('img2.jpg'), { left: 560, top: 170, width: 420, height: 560 }),
+      );
+      await writeFile(back, await photograph(await licenceBack(LICENCE), { rotate: 5, jpeg: 70 }));
+      const r = await run(['read-document', back, '--front', front, '--back', back]);
+      expect(r.code, r.stderr).toBe(0);
+      const [alone, card] = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const barcode = {
+        format: 'PDF417',
+        aamva: expect.objectContaining({
+          document_number: 'D1234567',
+          family_name: 'DOE',
+          first_name: 'JANE',
+          birth_date: '1980-01-15',
+          expiry_date: '2031-01-15',
+          jurisdiction: 'NY',
+          country: 'USA',
+        }),
+        missing: [],
+        error: null,
+      };
+      expect(alone).toMatchObject({ path: back, mrz: null, barcode, accepted: true });
+      expect(card).toMatchObject({ path: back, front_path: front, barcode, accepted: true });
+      expect(card?.front_text).toEqual(expect.stringContaining('DOE'));
+      expect(card?.front_matches).toMatchObject({ passed: true });
+    },
+  );
 });
+
+const LICENCE: Licence = {
+  issuer: '636001',
+  jurisdiction: 'NY',
+  version: 10,
+  number: 'D1234567',
+  family: 'DOE',
+  first: 'JANE',
+  birth: '1980-01-15',
+  expiry: '2031-01-15',
+  issued: '2023-01-15',
+  sex: 'F',
+  street: '1 MAIN ST',
+  city: 'ALBANY',
+  postal: '122070000',
+};

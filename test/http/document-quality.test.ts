@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pdf417Png } from '../../bench/licence-images.js';
 import { face, HAS_IDENTITY_DATA, syntheticPassport } from '../helpers/identity-images.js';
-import { pdf417Png } from '../helpers/licence-images.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
+import { uploadDocument } from '../helpers/uploads.js';
 
 // The synchronous capture-quality verdict (docs/journey.md "Capture quality"): through HTTP, on images uploaded to
 // the embedded S3 with the presigned PUT, before `complete`.
@@ -40,25 +41,8 @@ async function flowOn(slug: string, applicant: Record<string, unknown>): Promise
 }
 
 /** Registers a document and PUTs its bytes (no `complete`); returns its id. */
-async function uploaded(flow: string, body: Record<string, unknown>, bytes: Buffer | null): Promise<string> {
-  const c = await call<{ id: string; upload: { url: string; headers: Record<string, string> } }>(
-    t.url,
-    'POST',
-    `/v1/flows/${flow}/documents`,
-    { token: acme.secret_key, body: { mime_type: 'image/jpeg', ...body } },
-  );
-  expect(c.status, JSON.stringify(c.body)).toBe(201);
-  if (bytes) {
-    const put = await fetch(c.body.upload.url, {
-      method: 'PUT',
-      headers: c.body.upload.headers,
-      body: bytes,
-    });
-    await put.arrayBuffer();
-    expect(put.status).toBe(200);
-  }
-  return c.body.id;
-}
+const uploaded = (flow: string, body: Record<string, unknown>, bytes: Buffer | null) =>
+  uploadDocument(t.url, acme.secret_key, flow, { mime_type: 'image/jpeg', ...body }, bytes, false);
 
 const quality = (flow: string, doc: string, token = acme.secret_key) =>
   call<Verdict>(t.url, 'POST', `/v1/flows/${flow}/documents/${doc}/quality`, { token });

@@ -12,6 +12,7 @@ import {
 } from '../helpers/identity-images.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
+import { uploadDocument } from '../helpers/uploads.js';
 
 // Document and selfie checks end to end through HTTP: presigned upload to the embedded S3, verification, reading on
 // the identity pool (tesseract.js + face-api on a worker), the checks, the rules, erasure.
@@ -85,28 +86,8 @@ async function awaitingFlow(
 }
 
 /** Registers, PUTs (presigned) and completes one upload. */
-async function upload(flowId: string, docType: string, bytes: Buffer, mime = 'image/jpeg') {
-  const c = await call<{
-    id: string;
-    upload: { url: string; method: string; headers: Record<string, string> };
-  }>(t.url, 'POST', `/v1/flows/${flowId}/documents`, {
-    token: acme.secret_key,
-    body: { doc_type: docType, mime_type: mime },
-  });
-  expect(c.status, JSON.stringify(c.body)).toBe(201);
-  const put = await fetch(c.body.upload.url, {
-    method: c.body.upload.method,
-    headers: c.body.upload.headers,
-    body: bytes,
-  });
-  await put.arrayBuffer();
-  expect(put.status).toBe(200);
-  const done = await call(t.url, 'POST', `/v1/flows/${flowId}/documents/${c.body.id}/complete`, {
-    token: acme.secret_key,
-  });
-  expect(done.status).toBe(202);
-  return c.body.id;
-}
+const upload = (flowId: string, docType: string, bytes: Buffer, mime = 'image/jpeg') =>
+  uploadDocument(t.url, acme.secret_key, flowId, { doc_type: docType, mime_type: mime }, bytes);
 
 async function decided(flowId: string): Promise<Flow> {
   const r = await waitFor(

@@ -1,5 +1,11 @@
 import { CHIP_REASON_CODES, type ChipSubCheckName, mrzMatchesVisual } from '../../../identity/chip/index.js';
-import type { DocumentReading, MrzFields } from '../../../identity/document/index.js';
+import {
+  type DocumentData,
+  type DocumentReading,
+  type MrzFields,
+  mrzData,
+  readingData,
+} from '../../../identity/document/index.js';
 import { reportedReading } from '../../../identity/document/report.js';
 import { compare } from '../../../matcher/index.js';
 import { CHIP_DOC_TYPES } from '../../../schemas/chips.js';
@@ -12,6 +18,7 @@ import {
 import type { ApplicantData, CheckOutcome, CheckTypeDef } from '../check-type.js';
 import { runSubChecks, type SubCheck, type SubCheckDef, type SubCheckResult } from '../sub-checks.js';
 import { subjectName } from './aml-screen.js';
+import { frontMatches } from './front-text.js';
 
 /** Name consistency between the applicant and the MRZ: the matcher's compare (what `bin/veriscreen compare` runs:
  * transliteration, token order, diacritics) at the matcher's default review threshold. */
@@ -25,7 +32,8 @@ export const documentType: CheckTypeDef = {
   needs_upload: true,
   reason_codes: {
     document_unreadable: {
-      description: 'No machine-readable zone could be read (or the file could not be decoded)',
+      description:
+        'No machine-readable zone or barcode could be read, the barcode is no complete AAMVA payload, or the file could not be decoded',
       decide: () => 'MANUAL_REVIEW',
     },
     document_check_digits_invalid: {
@@ -54,7 +62,8 @@ export const documentType: CheckTypeDef = {
       decide: () => 'MANUAL_REVIEW',
     },
     document_data_mismatch: {
-      description: "The name or date of birth on the document differs from the applicant's",
+      description:
+        "The name or date of birth on the document differs from the applicant's, or a card's printed front from its barcode",
       decide: () => 'MANUAL_REVIEW',
     },
     document_no_face: {
@@ -150,8 +159,14 @@ export interface DocumentContext {
   reading: DocumentReading | null;
   /** the MRZ the checks rest on: a verified chip's DG1, else the OCR reading's */
   mrz: MrzFields | null;
-  /** a verified chip's DG1, or an MRZ read and the reading accepted: only then may a sub-check reject */
+  /** the identity data the document states (the chip's or printed MRZ, else its barcode), null when none */
+  data: DocumentData | null;
+  /** a verified chip's DG1, or data read and the reading accepted: only then may a sub-check reject */
   accepted: boolean;
+  /** the upload holding the portrait (a two-sided document's front), else `doc` */
+  portrait?: ReadUpload | undefined;
+  /** the front of a two-sided document read from its back */
+  front?: ReadUpload | undefined;
   /** the document's checked chip (issue 28) */
   chip?: ChipUpload | undefined;
   applicant: ApplicantData;
@@ -165,11 +180,23 @@ const onReading =
   (c: DocumentContext): SubCheckResult | null =>
     c.reading?.mrz ? run(c, c.reading) : null;
 
-/** A sub-check over the MRZ's fields (the verified chip's, else the printed one's), skipped without one. */
-const onMrz =
-  (run: (c: DocumentContext, m: MrzFields) => SubCheckResult) =>
+/** A sub-check over the document's data (the verified chip's MRZ, else the printed MRZ, else the barcode),
+ * skipped without any. */
+const onData =
+  (run: (c: DocumentContext, d: DocumentData) => SubCheckResult | null) =>
   (c: DocumentContext): SubCheckResult | null =>
-    c.mrz ? run(c, c.mrz) : null;
+    c.data ? run(c, c.data) : null;
+
+/** Whether the document's data is expected from a barcode: one was found, or the document is a driving licence
+ * (North American licences carry a PDF417 and no MRZ). */
+const barcodeDocument = (c: DocumentContext) =>
+  !c.mrz && (!!c.reading?.barcode || c.doc.doc_type === 'driving_license');
+
+/** The DocumentType the data's code stands for: an MRZ document code, or an AAMVA subfile. */
+function dataDocumentType(d: DocumentData): string {
+  if (d.source === 'mrz') return mrzDocumentType(d.code);
+  return d.code === 'DL' ? 'driving_license' : 'id_card';
+}
 
 /** A chip sub-check as the identity worker's report has it; not recorded without a checked chip. */
 const fromChip =
@@ -194,11 +221,45 @@ export const DOCUMENT_SUB_CHECKS: SubCheckDef<DocumentContext>[] = [
   {
     name: 'mrz_found',
     reason_code: 'document_unreadable',
-    run: ({ doc, reading, mrz }) => ({
-      passed: !!mrz,
-      value: mrz?.format ?? null,
-      ...(doc.error || reading?.error ? { error: (doc.error ?? reading?.error) as string } : {}),
-    }),
+    run: (c) =>
+      barcodeDocument(c)
+        ? null
+        : {
+            passed: !!c.mrz,
+            value: c.mrz?.format ?? null,
+            ...(c.doc.error || c.reading?.error
+              ? { error: (c.doc.error ?? c.reading?.error) as string }
+              : {}),
+          },
+  },
+  {
+    name: 'barcode_found',
+    reason_code: 'document_unreadable',
+    run: (c) =>
+      barcodeDocument(c)
+        ? {
+            passed: !!c.reading?.barcode,
+            value: c.reading?.barcode?.format ?? null,
+            ...(c.doc.error || c.reading?.error
+              ? { error: (c.doc.error ?? c.reading?.error) as string }
+              : {}),
+          }
+        : null,
+  },
+  {
+    name: 'barcode_parsed',
+    reason_code: 'document_unreadable',
+    run: ({ reading, mrz }) => {
+      const b = reading?.barcode;
+      if (!b || mrz) return null;
+      return {
+        passed: !!b.aamva && b.missing.length === 0,
+        value: b.aamva
+          ? { aamva_version: b.aamva.aamva_version, jurisdiction: b.aamva.jurisdiction, missing: b.missing }
+          : null,
+        ...(b.error ? { error: b.error } : {}),
+      };
+    },
   },
   {
     name: 'check_digits_valid',
@@ -213,9 +274,9 @@ export const DOCUMENT_SUB_CHECKS: SubCheckDef<DocumentContext>[] = [
   {
     name: 'not_expired',
     reason_code: 'document_expired',
-    run: onMrz((c, m) => ({
-      passed: m.expiry_date === null ? null : m.expiry_date >= today(c.now),
-      value: m.expiry_date,
+    run: onData((c, d) => ({
+      passed: d.expiry_date === null ? null : d.expiry_date >= today(c.now),
+      value: d.expiry_date,
       expected: `>= ${today(c.now)}`,
       raise: c.accepted,
     })),
@@ -223,11 +284,12 @@ export const DOCUMENT_SUB_CHECKS: SubCheckDef<DocumentContext>[] = [
   {
     name: 'document_type_allowed',
     reason_code: 'document_type_not_allowed',
-    run: onMrz((c, m) => {
-      const type = mrzDocumentType(m.document_type);
+    run: onData((c, d) => {
+      const type = dataDocumentType(d);
+      const code = d.source === 'mrz' ? { mrz_code: d.code } : { barcode_subfile: d.code };
       return {
         passed: typeAllowed(type, c.template.allowed_document_types),
-        value: { mrz_code: m.document_type, type, declared: c.doc.doc_type },
+        value: { ...code, type, declared: c.doc.doc_type },
         expected: c.template.allowed_document_types,
         raise: c.accepted,
       };
@@ -236,11 +298,13 @@ export const DOCUMENT_SUB_CHECKS: SubCheckDef<DocumentContext>[] = [
   {
     name: 'issuing_country_allowed',
     reason_code: 'document_country_not_allowed',
-    run: onMrz((c, m) => {
+    run: onData((c, d) => {
       const allowed = c.template.allowed_issuing_countries;
+      const country = d.issuing_country ?? '';
       return {
-        passed: !allowed.length || allowed.includes(m.issuing_country),
-        value: m.issuing_country,
+        passed: !allowed.length || allowed.includes(country),
+        // a licence's issuer is a state or province of the country: recorded beside it
+        value: d.source === 'mrz' ? country : { country: d.issuing_country, jurisdiction: d.jurisdiction },
         expected: allowed,
         raise: c.accepted,
       };
@@ -249,9 +313,9 @@ export const DOCUMENT_SUB_CHECKS: SubCheckDef<DocumentContext>[] = [
   {
     name: 'name_matches_applicant',
     reason_code: 'document_data_mismatch',
-    run: onMrz((c, m) => {
+    run: onData((c, d) => {
       const name = subjectName(c.applicant);
-      const docName = mrzName(m);
+      const docName = mrzName(d);
       const score = name && docName ? compare('Person', name, docName).score : null;
       return {
         passed: score === null ? null : score >= NAME_MATCH_THRESHOLD,
@@ -262,10 +326,15 @@ export const DOCUMENT_SUB_CHECKS: SubCheckDef<DocumentContext>[] = [
   {
     name: 'dob_matches_applicant',
     reason_code: 'document_data_mismatch',
-    run: onMrz((c, m) => ({
-      passed: !c.applicant.dob || !m.birth_date ? null : c.applicant.dob === m.birth_date,
-      value: { document: m.birth_date, applicant: c.applicant.dob ?? null },
+    run: onData((c, d) => ({
+      passed: !c.applicant.dob || !d.birth_date ? null : c.applicant.dob === d.birth_date,
+      value: { document: d.birth_date, applicant: c.applicant.dob ?? null },
     })),
+  },
+  {
+    name: 'front_matches_data',
+    reason_code: 'document_data_mismatch',
+    run: onData((c, d) => (c.front ? frontMatches(c.front.reading?.front_text ?? null, d) : null)),
   },
   {
     name: 'image_quality',
@@ -275,11 +344,10 @@ export const DOCUMENT_SUB_CHECKS: SubCheckDef<DocumentContext>[] = [
   {
     name: 'face_present',
     reason_code: 'document_no_face',
-    run: ({ doc, reading }) => ({
-      passed: doc.face_count > 0,
-      value: doc.face_count,
-      raise: !!reading || !doc.error,
-    }),
+    run: ({ doc, reading, portrait }) => {
+      const p = portrait ?? doc;
+      return { passed: p.face_count > 0, value: p.face_count, raise: !!reading || !doc.error };
+    },
   },
   // the chip (issue 28): recorded when one was checked; chip_read also when the template requires one
   {
@@ -333,18 +401,34 @@ export function documentCheck(
   const reading = doc.reading;
   const chipMrz = verifiedChipMrz(inputs);
   const mrz = chipMrz ?? reading?.mrz ?? null;
-  const accepted = !!chipMrz || !!(reading?.mrz && reading.accepted);
+  const data = chipMrz ? mrzData(chipMrz) : readingData(reading);
+  const accepted = !!chipMrz || !!(data && reading?.accepted);
   const { subs, signals } = runSubChecks(DOCUMENT_SUB_CHECKS, {
     doc,
     reading,
     mrz,
+    data,
     accepted,
     chip: inputs.chip,
+    portrait: inputs.portrait,
+    front: inputs.front,
     applicant,
     template,
     now,
   });
-  return outcome(signals, subs, doc, started, null, inputs.chip, chipMrz ? 'chip' : 'mrz');
+  const o = outcome(signals, subs, doc, started, null, inputs.chip, chipMrz ? 'chip' : 'mrz');
+  const portrait = inputs.portrait ?? doc;
+  if (portrait === doc) return o;
+  // two sides: the portrait's faces, and which uploads the data and the portrait came from
+  return {
+    ...o,
+    evidence: {
+      ...o.evidence,
+      faces: portrait.faces,
+      portrait_document_id: portrait.document_id,
+      front_document_id: inputs.front?.document_id ?? null,
+    },
+  };
 }
 
 function outcome(

@@ -62,7 +62,7 @@ export const portraitSource = (inputs: IdentityInputs): 'chip' | 'document' =>
  * a second, ghost image). */
 function portraitEmbedding(inputs: IdentityInputs): number[] | undefined {
   if (portraitSource(inputs) === 'chip') return inputs.chip?.embeddings[0];
-  const doc = inputs.document;
+  const doc = portraitOf(inputs);
   if (!doc?.faces.length) return undefined;
   let best = 0;
   doc.faces.forEach((f, i) => {
@@ -71,6 +71,9 @@ function portraitEmbedding(inputs: IdentityInputs): number[] | undefined {
   });
   return doc.embeddings[best];
 }
+
+/** The upload holding the portrait: a two-sided document's front, else the document. */
+const portraitOf = (inputs: IdentityInputs) => inputs.portrait ?? inputs.document;
 
 /** What the selfie check's sub-checks look at. */
 export interface SelfieContext {
@@ -134,7 +137,7 @@ export const SELFIE_SUB_CHECKS: SubCheckDef<SelfieContext>[] = [
       value:
         portraitSource(inputs) === 'chip'
           ? (inputs.chip?.face_count ?? 0)
-          : (inputs.document?.face_count ?? 0),
+          : (portraitOf(inputs)?.face_count ?? 0),
     })),
   },
   {
@@ -212,6 +215,7 @@ export function selfieCheck(
     evidence: {
       selfie_document_id: selfie?.document_id ?? null,
       document_id: inputs.document?.document_id ?? null,
+      portrait_document_id: portraitOf(inputs)?.document_id ?? null,
       face_match_score: match?.value ?? null,
       portrait_source: portraitSource(inputs),
       face_match_threshold: policy.face_match_threshold,
