@@ -1,10 +1,9 @@
 import { ChipChallengeOut, ChipSubmissionIn, ChipSubmissionOut } from '../../schemas/chips.js';
 import { ErrorEnvelope, ValidationFailure } from '../../schemas/common.js';
 import { DocumentParams, DocumentPreviewOut } from '../../schemas/documents.js';
-import { actorOf, writeAudit } from '../audit/audit.js';
-import { canPreviewDocuments, tenantOf } from '../auth/authorize.js';
+import { tenantOf } from '../auth/authorize.js';
+import { auditedPreview } from '../documents/document-routes.js';
 import { presignedView } from '../documents/document-service.js';
-import { ApiError } from '../errors.js';
 import { route } from '../http/router.js';
 import type { ObjectStore } from '../storage/s3.js';
 import { base64Cap } from '../trust-store/trust-store-routes.js';
@@ -92,24 +91,20 @@ export function chipRoutes(deps: ChipDeps & { store: ObjectStore; previewTtlSeco
         404: E404,
       },
       handler: async ({ params, principal, req }) => {
-        if (!canPreviewDocuments(principal)) throw new ApiError('forbidden');
-        const { tenant_id } = tenantOf(principal);
-        const key = await chipPortraitKeyOf(deps.sql, tenant_id, params.flow_id, params.document_id);
-        // seeing a portrait is itself an audited act
-        await writeAudit(deps.sql, {
-          tenant_id,
-          ...actorOf(principal),
-          action: 'document.chip_portrait_previewed',
-          resource_type: 'document',
-          resource_id: params.document_id,
-          request_id: req.request_id,
-          details: { flow_id: params.flow_id },
-        });
-        return {
-          status: 200,
-          body: await presignedView(deps.store, key, 'image/jpeg', deps.previewTtlSeconds),
-          headers: { 'cache-control': 'no-store' },
-        };
+        return auditedPreview(
+          deps.sql,
+          principal,
+          req.request_id,
+          params,
+          'document.chip_portrait_previewed',
+          async (tenantId: string) =>
+            presignedView(
+              deps.store,
+              await chipPortraitKeyOf(deps.sql, tenantId, params.flow_id, params.document_id),
+              'image/jpeg',
+              deps.previewTtlSeconds,
+            ),
+        );
       },
     }),
   ];

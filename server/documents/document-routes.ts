@@ -12,6 +12,8 @@ import {
 } from '../../schemas/documents.js';
 import { actorOf, writeAudit } from '../audit/audit.js';
 import { canPreviewDocuments, fenceApplicant, tenantOf } from '../auth/authorize.js';
+import type { Principal } from '../auth/principal.js';
+import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { route } from '../http/router.js';
 import {
@@ -152,25 +154,35 @@ export function documentRoutes(deps: DocumentDeps) {
         409: E409,
       },
       handler: async ({ params, principal, req }) => {
-        if (!canPreviewDocuments(principal)) throw new ApiError('forbidden');
-        const { tenant_id } = tenantOf(principal);
-        const body = await previewDocument(deps, tenant_id, params.flow_id, params.document_id);
-        // reading identity documents is itself an audited act
-        await writeAudit(deps.sql, {
-          tenant_id,
-          ...actorOf(principal),
-          action: 'document.previewed',
-          resource_type: 'document',
-          resource_id: params.document_id,
-          request_id: req.request_id,
-          details: { flow_id: params.flow_id },
-        });
-        return {
-          status: 200,
-          body,
-          headers: { 'cache-control': 'no-store' },
-        };
+        return auditedPreview(deps.sql, principal, req.request_id, params, 'document.previewed', (tenantId) =>
+          previewDocument(deps, tenantId, params.flow_id, params.document_id),
+        );
       },
     }),
   ];
+}
+
+/** A presigned view of an identity image (the upload, the chip portrait): operators and secret keys only, and
+ * audited, as reading identity documents is itself an audited act. */
+export async function auditedPreview<T>(
+  sql: Sql,
+  principal: Principal,
+  requestId: string,
+  params: { flow_id: string; document_id: string },
+  action: string,
+  view: (tenantId: string) => Promise<T>,
+) {
+  if (!canPreviewDocuments(principal)) throw new ApiError('forbidden');
+  const { tenant_id } = tenantOf(principal);
+  const body = await view(tenant_id);
+  await writeAudit(sql, {
+    tenant_id,
+    ...actorOf(principal),
+    action,
+    resource_type: 'document',
+    resource_id: params.document_id,
+    request_id: requestId,
+    details: { flow_id: params.flow_id },
+  });
+  return { status: 200, body, headers: { 'cache-control': 'no-store' } };
 }
