@@ -206,6 +206,42 @@ export const decideFlow = (id: string, body: FlowDecideIn) =>
   request<FlowOut>('POST', `/v1/flows/${encodeURIComponent(id)}/decide`, { body });
 export const rerunAml = (id: string) =>
   request<Record<string, unknown>>('POST', `/v1/flows/${encodeURIComponent(id)}/checks/aml_screen/rerun`);
+/** A flow's verification link (docs/journey.md); `url` only in the answer that minted it. */
+export interface VerificationLink {
+  id: string;
+  flow_id: string;
+  purpose: 'verification' | 'handoff';
+  url: string | null;
+  status: 'active' | 'used' | 'expired' | 'revoked';
+  expires_at: string;
+  redirect_url: string | null;
+  locale: string | null;
+  created_at: string;
+  used_at: string | null;
+  revoked_at: string | null;
+}
+const linksPath = (flowId: string) => `/v1/flows/${encodeURIComponent(flowId)}/verification_links`;
+export const listVerificationLinks = (flowId: string) =>
+  request<{ items: VerificationLink[] }>('GET', linksPath(flowId));
+export const createVerificationLink = (
+  flowId: string,
+  body: { expires_in?: number; locale?: string; redirect_url?: string },
+) => request<VerificationLink>('POST', linksPath(flowId), { body });
+export const revokeVerificationLink = (flowId: string, linkId: string) =>
+  request<VerificationLink>('DELETE', `${linksPath(flowId)}/${encodeURIComponent(linkId)}`);
+/** GET /v1/verification_funnel: per template, how many flows reached each stage of the journey. */
+export interface FunnelRow {
+  template_id: string;
+  template_slug: string;
+  links: number;
+  opened: number;
+  steps: Record<string, number>;
+  submitted: number;
+  decided: number;
+}
+export const getFunnel = (q: { template_id?: string; since?: string }) =>
+  request<{ since: string; items: FunnelRow[] }>('GET', '/v1/verification_funnel', { query: q });
+
 export const previewDocument = (flowId: string, documentId: string) =>
   request<DocumentPreviewOut>(
     'GET',

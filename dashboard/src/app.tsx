@@ -13,6 +13,7 @@ import { ApplicantDetail, Applicants } from './views/applicants';
 import { BatchDetail, NewBatch } from './views/batch-upload';
 import { Batches, Monitors } from './views/batches';
 import { FlowDetail, Flows } from './views/flows';
+import { Funnel } from './views/funnel';
 import { Login } from './views/login';
 import { AdminWebhooks } from './views/webhooks';
 
@@ -21,6 +22,7 @@ type Boot = { kind: 'checking' } | { kind: 'signed_out' } | { kind: 'signed_in';
 const NAV: { path: string; label: string; admin?: boolean }[] = [
   { path: '/alerts', label: 'Alerts' },
   { path: '/flows', label: 'Flows' },
+  { path: '/funnel', label: 'Funnel' },
   { path: '/applicants', label: 'Applicants' },
   { path: '/batches', label: 'Batches' },
   { path: '/monitors', label: 'Monitors' },
@@ -127,6 +129,8 @@ function Route({
       return id && section === 'alerts' ? <AlertDetail id={id} /> : <AlertQueue />;
     case 'flows':
       return id ? <FlowDetail id={id} /> : <Flows />;
+    case 'funnel':
+      return <Funnel />;
     case 'applicants':
       return id ? <ApplicantDetail id={id} /> : <Applicants />;
     case 'batches':

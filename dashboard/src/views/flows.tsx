@@ -21,6 +21,7 @@ import {
   useSession,
 } from '../ui';
 import { IdentitySection } from './identity';
+import { VerificationSection } from './verification';
 
 // kept here (type-checked against schemas/) so that TypeBox stays out of the bundle
 const FLOW_STATUSES = [
@@ -305,6 +306,7 @@ export function FlowDetail({ id }: { id: string }) {
         </section>
       </div>
       <IdentitySection f={f} />
+      <VerificationSection f={f} />
       <section class="card" aria-labelledby="h-checks">
         <h2 id="h-checks">Checks</h2>
         {f.checks?.length ? (
