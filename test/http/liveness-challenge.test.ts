@@ -8,6 +8,7 @@ import { TURN_POSES } from '../../schemas/liveness.js';
 import type { FrameEvidence } from '../../server/checks/types/liveness-challenge.js';
 import { challengeFrames, IMG4_FACE, type PoseFrames } from '../helpers/challenge-frames.js';
 import { face, HAS_IDENTITY_DATA, syntheticPassport } from '../helpers/identity-images.js';
+import { applicantUpload, asApplicant, bearerSession, journeyFlow, mintLink } from '../helpers/journey.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -248,6 +249,35 @@ describe.skipIf(!HAS_IDENTITY_DATA)('selfie liveness challenge', () => {
     expect(sf).toMatchObject({ pose_shown: true, same_person: false });
     expect(fs.status).toBe('NEEDS_REVIEW');
     expect(fs.decision_reason_codes).toContain('liveness_challenge_failed');
+  }, 300_000);
+
+  it('an applicant session issues and answers a challenge on its own flow only, as the hosted page does', async () => {
+    const flow = await journeyFlow(t, acme, 'selfie-only');
+    const a = await bearerSession(t, await mintLink(t, acme, flow.id));
+    const consent = { biometric: true, policy_version: 'acme-2026-01' };
+    expect((await asApplicant(t, a, 'POST', '/v1/applicant_session/consent', consent)).status).toBe(200);
+    const other = await awaitingFlow('selfie-only');
+    const foreign = await asApplicant<ErrorBody>(t, a, 'POST', `/v1/flows/${other}/liveness_challenges`);
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.error.code).toBe('applicant_session_forbidden');
+    const c = await asApplicant<Challenge>(t, a, 'POST', `/v1/flows/${flow.id}/liveness_challenges`);
+    expect(c.status, JSON.stringify(c.body)).toBe(201);
+    for (const pose of c.body.poses) {
+      const body = { doc_type: 'selfie', capture: 'camera', liveness_challenge_id: c.body.id, pose };
+      await applicantUpload(t, a, flow.id, body, frames[pose as 'front']);
+    }
+    // the applicant submits once every frame is read (until then: 409 inputs_missing, selfie)
+    await waitFor(
+      'the submit accepted',
+      async () =>
+        (await asApplicant(t, a, 'POST', '/v1/applicant_session/submit')).status === 202 || undefined,
+      240_000,
+      500,
+    );
+    const f = await decided(flow.id);
+    expect(challengeSub(f)).toMatchObject({ passed: true, value: 4 });
+    // a selfie-only template has no portrait to compare with: review for that alone, nothing from the challenge
+    expect(f.decision_reason_codes).toEqual(['selfie_no_document_face']);
   }, 300_000);
 
   it('an expired challenge: no frame is registered after expiry, and frames completed after it go to review', async () => {
