@@ -144,6 +144,11 @@ export class JobDeferred extends Error {
   }
 }
 
+/** A failure the job expects on some attempts (e.g. its trigger was published inside a transaction that has not
+ * committed yet): retried and given up like any failure, but logged at debug, not as a warning or an error — it is
+ * not something an operator should act on. */
+export class ExpectedRetry extends Error {}
+
 /** Retries wait outside the first-attempt lane: a waiting retry never holds one of the slots (max_ack_pending) that
  * new jobs of its kind are delivered through. */
 export const retrySubject = (ns: string, kind: JobKind) => `${jobSubject(ns, kind)}.retry`;
@@ -282,8 +287,9 @@ export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>
         return;
       }
       const permanent = isPermanent(err);
+      const expected = err instanceof ExpectedRetry;
       if (permanent || attempt >= opts.max_deliver) {
-        jobLog.error({ err, permanent }, 'job failed for the last time');
+        jobLog[expected ? 'debug' : 'error']({ err, permanent }, 'job failed for the last time');
         try {
           await withRequestId(requestId, () => opts.onGiveUp?.(payload, err, jobLog));
           m.term(permanent ? 'permanent failure' : 'max deliveries reached');
@@ -294,7 +300,7 @@ export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>
         }
       } else {
         const delay = delayFor(attempt);
-        jobLog.warn({ err, retry_in_ms: delay }, 'job failed; will retry');
+        jobLog[expected ? 'debug' : 'warn']({ err, retry_in_ms: delay }, 'job failed; will retry');
         await scheduleRetry(m, jobLog, jobId, attempt + 1, delay, true);
       }
     } finally {

@@ -107,10 +107,13 @@ export async function faceMatchCommand(argv: string[]): Promise<number> {
   const cache = new SideCache(512);
   const rl = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
   let lineNo = 0;
+  let pairs = 0;
+  let failed = 0;
   try {
     for await (const line of rl) {
       lineNo++;
       if (line.trim() === '') continue;
+      pairs++;
       const t0 = performance.now();
       let out: Record<string, unknown>;
       let parsed: Partial<FaceMatchIn> = {};
@@ -136,6 +139,7 @@ export async function faceMatchCommand(argv: string[]): Promise<number> {
           took_ms: Math.round(performance.now() - t0),
         };
       } catch (err) {
+        failed++;
         out = {
           line: lineNo,
           ...(typeof parsed.ref === 'string' ? { ref: parsed.ref } : {}),
@@ -149,5 +153,7 @@ export async function faceMatchCommand(argv: string[]): Promise<number> {
   } finally {
     await analyzer.close();
   }
-  return 0;
+  // the rule of screen and compare: 1 when a line failed, their count on stderr
+  if (failed) process.stderr.write(`${failed} of ${pairs} pairs failed (see their "error" lines)\n`);
+  return failed ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../config.js';
 import { ROOT } from '../paths.js';
@@ -78,7 +78,7 @@ Exit status 1 when any line failed (the count is on stderr).`,
 
 Compares the faces of {"a": FILE, "b": FILE} JSON lines from stdin, offline, one JSON line per input line.
   --threshold X  match threshold, 0..1 (default: the selfie check's)
-Exit status 0 once stdin is read (bad lines are error lines carrying their line number).`,
+Exit status 1 when a line failed (an error line carrying its line number; the count on stderr).`,
     values: ['threshold'],
     switches: [],
     positional: false,
@@ -137,7 +137,7 @@ Commands:
   screen --list F:PATH ...      screen JSON-lines subjects from stdin offline [--threshold X] [--limit K] [--datasets a,b]
   compare                       score {"schema","a","b"} JSON lines from stdin offline
   face-match                    compare the faces of {"a": FILE, "b": FILE} JSON lines from stdin offline
-                                [--threshold X]; exit 0 once stdin is read (bad lines are error lines)
+                                [--threshold X]; exit 1 when a line failed (an error line each)
   read-document FILE...         read the MRZ or barcode of identity document images offline, one JSON line per file
   verify-chip --sod F --dg1 F   passive authentication of ePassport chip data offline [--dg2 F …]
                                 [--csca F | --master-list F | --crl F …]; exit 0 when verified
@@ -145,6 +145,12 @@ Commands:
 Options: --help, -h (on any command: its usage), --version
 ${EXIT}
 Environment: see .env.example (DATABASE_URL, REDIS_URL, NATS_URL, PORT, HOST, ADMIN_TOKEN, MATCHER_THREADS …)`;
+
+/** A `.env` in the working directory (e.g. a copy of .env.example), read before any command: variables already set
+ * in the environment win. */
+function loadDotEnv(): void {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+}
 
 function version(): string {
   return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -182,6 +188,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 const command = process.argv[2];
+loadDotEnv();
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

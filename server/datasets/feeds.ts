@@ -305,6 +305,9 @@ export async function claimDueFeeds(deps: Pick<FeedDeps, 'sql' | 'bus'>, limit =
   return due.length;
 }
 
+/** Attempts of a feed run before it is given up (last_status `error`): 5 s, 30 s and 2 min apart. */
+const FEED_MAX_DELIVER = 4;
+
 /** The feed scheduler and the dataset_feed job consumer (worker roles). */
 export async function startFeedWorkers(
   deps: FeedDeps,
@@ -312,13 +315,22 @@ export async function startFeedWorkers(
 ): Promise<RunningWorker> {
   const worker = await runWorker<{ feed_id: string }>(deps.bus, deps.log, {
     kind: 'dataset_feed',
-    max_deliver: 4,
+    max_deliver: FEED_MAX_DELIVER,
     backoff_ms: [5_000, 30_000, 120_000],
     jitter: 0.1,
     ack_wait_ms: 60_000,
     concurrency: 1,
-    handle: async ({ feed_id }, { log }) => {
-      await runFeed({ ...deps, log }, feed_id);
+    handle: async ({ feed_id }, { log, attempt }) => {
+      try {
+        await runFeed({ ...deps, log }, feed_id);
+      } catch (err) {
+        // an admin sees at once why the feed is late (offline, DNS, a 5xx), not only after the last attempt
+        if (!isPermanent(err) && attempt < FEED_MAX_DELIVER) {
+          const message = `attempt ${attempt} of ${FEED_MAX_DELIVER} failed (will retry): ${(err as Error).message}`;
+          await record(deps.sql, feed_id, { last_error: message }).catch(() => {});
+        }
+        throw err;
+      }
     },
     async onGiveUp({ feed_id }, err) {
       const message = `gave up: ${(err as Error).message ?? String(err)}`;

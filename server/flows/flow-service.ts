@@ -21,7 +21,7 @@ import {
 } from '../applicants/applicant-intake.js';
 import { ADDRESS_FIELDS, emailHash, identifierColumns } from '../applicants/applicant-model.js';
 import type { TenantPrincipal } from '../auth/principal.js';
-import type { Bus } from '../bus/jetstream.js';
+import { type Bus, ExpectedRetry } from '../bus/jetstream.js';
 import type { CheckRow } from '../checks/check-model.js';
 import type { ApplicantData, CheckInput, CheckOutcome, CheckRunDeps } from '../checks/check-type.js';
 import {
@@ -677,9 +677,11 @@ async function awaitInputs(deps: FlowDeps, job: FlowJob, policyVersion: string):
   await resumeIfInputsComplete(deps, job.tenant_id, job.flow_id);
 }
 
-export class RunNotCommitted extends Error {
+/** The flow_process job was published inside the transaction that starts the run, so a worker often takes it
+ * before that commits: an expected retry (logged at debug), dropped quietly when the run never commits. */
+export class RunNotCommitted extends ExpectedRetry {
   constructor(job: FlowJob) {
-    super(`flow ${job.flow_id} run ${job.run} is not committed`);
+    super(`flow ${job.flow_id} run ${job.run} is not committed (yet)`);
   }
 }
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { REPO_ROOT } from '../helpers/shared-data.js';
 import { dropDatabase } from '../helpers/test-app.js';
 
 const DEMO = join(REPO_ROOT, 'ingest', 'fixtures', 'demo');
+const README = join(REPO_ROOT, 'README.md');
 const run = promisify(execFile);
 
 const withStdin = (args: string[], input: string, env: NodeJS.ProcessEnv = process.env) =>
@@ -274,7 +276,16 @@ describe('bin/veriscreen ingest, migrate and serve against real services', () =>
     server = undefined;
     const logLines = stdout.trim().split('\n');
     for (const l of logLines) expect(() => JSON.parse(l), l).not.toThrow();
-    expect(logLines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toContain(`listening on ${url}`);
+    const msgs = logLines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(msgs).toContain(`listening on ${url}`);
     expect(stdout).not.toContain(secret);
+    // issue 32 item 14: what the README says of these lines is what they are (it said "the first is `listening
+    // on`"; the start-up steps come first, and it ends them)
+    const claim =
+      /`npm start` writes JSON log lines on stdout([^;]*);/.exec(readFileSync(README, 'utf8'))?.[1] ?? '';
+    expect(claim).toContain('listening on <url>');
+    const at = msgs.indexOf(`listening on ${url}`);
+    if (/first is `listening on/.test(claim)) expect(at, `stdout starts with: ${msgs.slice(0, 3)}`).toBe(0);
+    expect(msgs.slice(0, at)).not.toContain('request');
   });
 });

@@ -14,7 +14,9 @@ describe.skipIf(!HAS_SHARED_DATA)('bin/veriscreen face-match (offline)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vs-face-match-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('answers every line in order: scores, face counts, and numbered error lines; exit status 0', async () => {
+  // issue 32 item 14: the exit status was described two ways (0 "once stdin is read" here, 1 "when a line failed" for
+  // every command in the README); it is now the one rule of screen and compare: 1 when a line failed, counted on stderr
+  it('answers every line in order: scores, face counts, and numbered error lines; exit status 1 with their count', async () => {
     const img = (f: string) => sharedPath('faces', 'deepface', f);
     const blank = join(dir, 'blank.png');
     writeFileSync(
@@ -36,7 +38,8 @@ describe.skipIf(!HAS_SHARED_DATA)('bin/veriscreen face-match (offline)', () => {
       JSON.stringify({ a: join(dir, 'missing.jpg'), b: img('img20.jpg') }),
     ].join('\n');
     const r = await withStdin(['face-match'], input);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('4 of 7 pairs failed (see their "error" lines)');
     const out = r.stdout
       .trim()
       .split('\n')
@@ -54,6 +57,10 @@ describe.skipIf(!HAS_SHARED_DATA)('bin/veriscreen face-match (offline)', () => {
     expect(out[4]).toMatchObject({ line: 6, error: { code: 'validation_failed' } });
     expect(out[5]).toMatchObject({ line: 7, b: corrupt, error: { code: 'image_unreadable' } });
     expect(out[6]).toMatchObject({ line: 8, error: { code: 'file_unreadable' } });
+    // every line through: 0
+    const ok = await withStdin(['face-match'], input.split('\n').slice(0, 2).join('\n'));
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).not.toContain('failed');
   });
 
   it('refuses a threshold outside 0..1 before loading anything (exit status 1)', async () => {

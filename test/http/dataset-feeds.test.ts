@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDueFeeds } from '../../server/datasets/feeds.js';
+import { freePort } from '../helpers/private-services.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -251,5 +252,22 @@ describe('list feeds over HTTPS (a local server with a certificate made by the t
       admin: t.adminToken,
     });
     expect(del.status).toBe(204);
+  });
+
+  // issue 32 item 14: offline, a feed's run is retried for minutes (5 s, 30 s, 2 min apart, each with its own
+  // timeout) and said nothing meanwhile; each failed attempt now says so in last_error at once
+  it('a feed that cannot be fetched says so after its first attempt, and that it will retry', async () => {
+    const closed = await freePort();
+    const created = await call<Feed>(t.url, 'POST', '/admin/dataset_feeds', {
+      admin: t.adminToken,
+      body: { format: 'senzing_json', uri: `https://127.0.0.1:${closed}/offline.json`, promote: 'manual' },
+    });
+    expect(created.status).toBe(201);
+    const f = await waitFor('the first failed attempt to be recorded', async () => {
+      const g = await getFeed(created.body.id);
+      return g.last_error ? g : undefined;
+    });
+    expect(f.last_error).toMatch(/^attempt 1 of 4 failed \(will retry\): .*ECONNREFUSED/);
+    await call(t.url, 'DELETE', `/admin/dataset_feeds/${created.body.id}`, { admin: t.adminToken });
   });
 });

@@ -114,4 +114,30 @@ describe('job log lines', () => {
       expect(l.job_id, JSON.stringify(l)).toEqual(expect.any(String));
     }
   });
+
+  // issue 32 item 14: a flow_process job taken before the transaction that published it commits is retried as
+  // expected; it logged a warning on most /process calls, which read like an error
+  it('logs a run that has not committed (yet) at debug, never as a warning or an error', async () => {
+    const created = await call<{ id: string }>(t.url, 'POST', '/v1/flows', {
+      token: acme.secret_key,
+      body: { template_slug: 'aml', applicant: { legal_name_first: 'Not', legal_name_last: 'Committed' } },
+    });
+    expect(created.status).toBe(201);
+    const flowId = created.body.id;
+    // the job of a run that never committed (the flow stays PENDING with process_run 0)
+    await t.app.bus.publishJob(
+      'flow_process',
+      { tenant_id: acme.id, flow_id: flowId, run: 1 },
+      `uncommitted-${flowId}`,
+    );
+    const retried = await waitFor('the job to be retried', async () => {
+      const mine = lines().filter((l) => l.kind === 'flow_process' && l.flow_id === flowId);
+      return mine.some((l) => l.msg === 'job failed; will retry') ? mine : undefined;
+    });
+    expect(retried.filter((l) => (l.level as number) >= 40)).toEqual([]);
+    expect(retried.find((l) => l.msg === 'job failed; will retry')).toMatchObject({
+      level: 20,
+      err: expect.objectContaining({ message: expect.stringContaining('is not committed') }),
+    });
+  });
 });
