@@ -3,7 +3,7 @@
 // Authentication public key). Every other submitted data group is only hashed.
 import type * as asn1js from 'asn1js';
 import type { MrzFields, MrzFormat } from '../document/index.js';
-import { parseLines } from '../document/mrz-text.js';
+import { parseLines } from '../document/mrz/index.js';
 import type { HashName } from './algorithms.js';
 import { fromBer } from './certificates.js';
 import { ChipFormatError, findTlv, readTlv, readWhole } from './tlv.js';

@@ -29,7 +29,7 @@ import {
   type Parsed,
   parseLines,
   readCandidate,
-} from './mrz-text.js';
+} from './mrz/index.js';
 import { createOcr, type Ocr, type OcrLine } from './ocr.js';
 import { strictCheck } from './strict.js';
 import type { DocumentReader, DocumentReading, ImageQuality, MrzFields, ReadSide } from './types.js';
