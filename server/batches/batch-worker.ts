@@ -9,7 +9,7 @@ import { purgeExpiredKeys } from '../idempotency/idempotency.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { writeEvent } from '../outbox/outbox.js';
-import { checkPolicyFor } from '../policy/check-policy.js';
+import { checkPolicyAt } from '../policy/check-policy.js';
 import type { MatcherPool } from '../screening/matcher-pool.js';
 import { screenBulk } from '../screening/pool-screener.js';
 import { toScreenSubject } from '../screening/subject.js';
@@ -85,7 +85,8 @@ export async function processChunk(deps: BatchWorkerDeps, job: ChunkJob): Promis
   if (!chunk) return { screened: 0 };
   const pending = await pendingOf(sql, job, chunk);
   if (!pending.length) return { screened: 0 };
-  const policy = await checkPolicyFor(sql, batch.tenant_id);
+  // the policy the batch recorded when it was accepted, not the one in force now (it may have changed meanwhile)
+  const policy = await checkPolicyAt(sql, batch.tenant_id, batch.policy_version);
   const req = { datasets: batch.datasets, policy: policy.aml_match_policy, use_case: batch.use_case };
   const subjects = pending.map((p) => toScreenSubject(p.subject));
   const results = await screenBulk(deps.pool, deps.metrics, subjects, amlScreenOptions(req));

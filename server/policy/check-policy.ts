@@ -63,6 +63,18 @@ export async function checkPolicyFor(sql: Sql, tenantId: string): Promise<CheckP
   return policyFromRow(row?.version ?? null, row?.policy ?? null);
 }
 
+/** The policy of a version label a batch or monitor recorded (`v<N>` or `default`): its work screens with the policy
+ * it says it used, even when a newer version was stored meanwhile. An unknown label (never written by us) → the
+ * policy in force. */
+export async function checkPolicyAt(sql: Sql, tenantId: string, label: string): Promise<CheckPolicy> {
+  if (label === DEFAULT_CHECK_POLICY.policy_version) return DEFAULT_CHECK_POLICY;
+  const version = /^v(\d+)$/.exec(label)?.[1];
+  if (!version) return checkPolicyFor(sql, tenantId);
+  const [row] = await sql<{ version: number; policy: StoredPolicy }[]>`
+    select version, policy from check_policies where tenant_id = ${tenantId} and version = ${Number(version)}`;
+  return row ? policyFromRow(row.version, row.policy) : checkPolicyFor(sql, tenantId);
+}
+
 /** Cross-field rules JSON Schema cannot say; each issue names its field. */
 export function validatePolicy(input: CheckPolicyIn): StoredPolicy {
   const issues: ValidationIssue[] = [];
