@@ -54,6 +54,8 @@ export interface CheckInput {
   mode: 'sync' | 'async';
   datasets: AmlDataset[];
   policy: CheckPolicy;
+  /** the screening's use case (a flow's: onboarding): the policy's use_case_thresholds apply to it */
+  use_case: string;
   /** what the upload check types (document, selfie) check: given by the flow job once every input is read */
   uploads?: UploadInputs;
 }

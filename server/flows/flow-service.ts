@@ -82,6 +82,11 @@ export interface FlowDeps {
   writeMaxQueue?: number;
 }
 
+/** The use case of every flow's screenings: a flow verifies an applicant being taken on, so the policy's
+ * `use_case_thresholds.onboarding` applies to it, as a batch's `use_case` does to its records
+ * (docs/decisions/checks.md, "Flows are onboarding"). */
+export const FLOW_USE_CASE = 'onboarding';
+
 const checkDeps = (d: FlowDeps): CheckRunDeps => ({
   screen: poolScreener(d.pool, d.metrics),
   redis: d.redis,
@@ -190,6 +195,7 @@ export async function createFlow(
       mode,
       datasets,
       policy,
+      use_case: FLOW_USE_CASE,
     };
     const outcomes = await metered(write, tenant, () =>
       runChecks(checkDeps(deps), template.required_checks, input_),
@@ -203,6 +209,7 @@ export async function createFlow(
       applicant_name: name ?? null,
       reference,
       subject_ref: reference ?? applicantId,
+      use_case: FLOW_USE_CASE,
     };
     records.push(...outcomes.map((o) => buildCheck(o, ctx)));
     // the applicant is new: when it is the subject (no external_id), no earlier alert can name it
@@ -478,6 +485,7 @@ function flowCheckContext(
     reference: applicant.external_id ?? null,
     subject_ref: applicant.external_id ?? flow.applicant_id,
     run_key,
+    use_case: FLOW_USE_CASE,
   };
 }
 
@@ -565,6 +573,7 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
     mode: 'async',
     datasets: flow.datasets,
     policy,
+    use_case: FLOW_USE_CASE,
   };
   const prefix = `p${job.run}:`;
   const earlier = new Map(
@@ -763,6 +772,7 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
       mode: 'sync',
       datasets: flow.datasets,
       policy,
+      use_case: FLOW_USE_CASE,
     }),
   );
   const rec = buildCheck(

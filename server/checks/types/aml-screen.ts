@@ -191,6 +191,7 @@ export const amlScreen: CheckTypeDef = {
       subjects: [applicantSubject(input.applicant, name)],
       datasets: input.datasets,
       policy: input.policy.aml_match_policy,
+      use_case: input.use_case,
     });
   },
 };
