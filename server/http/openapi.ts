@@ -300,6 +300,24 @@ function webhooks(c: SchemaComponents): Record<string, unknown> {
   );
 }
 
+/** A query of any names (a link opened from a mail carries tracking parameters): an object without named
+ * properties whose values are strings. */
+const isFreeForm = (schema: TSchema): boolean => {
+  const s = schema as { properties?: object; patternProperties?: object; additionalProperties?: unknown };
+  return !s.properties && (s.patternProperties !== undefined || typeof s.additionalProperties === 'object');
+};
+
+/** OpenAPI's way to say "any query parameters": one form-style object parameter, exploded into name=value pairs. */
+const FREE_FORM_QUERY: Json = {
+  name: 'parameters',
+  in: 'query',
+  required: false,
+  style: 'form',
+  explode: true,
+  description: 'Any query parameters (for example utm_…); they are ignored',
+  schema: { type: 'object', additionalProperties: { type: 'string' } },
+};
+
 /** The OpenAPI 3.1 document of exactly the routes registered, and of the webhooks it sends. */
 export function buildOpenApi(routes: CompiledRoute[], version: string): Record<string, unknown> {
   const c = new SchemaComponents();
@@ -311,6 +329,10 @@ export function buildOpenApi(routes: CompiledRoute[], version: string): Record<s
       ['query', spec.query],
     ] as const) {
       if (!schema) continue;
+      if (where === 'query' && isFreeForm(schema)) {
+        parameters.push(FREE_FORM_QUERY);
+        continue;
+      }
       const props = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
       const required = new Set((schema as { required?: string[] }).required ?? []);
       for (const [name, s] of Object.entries(props)) {
