@@ -37,7 +37,7 @@ import { checkType, isChecksOnly, runsWithoutUploads } from '../checks/registry.
 import { decideFlow } from '../checks/rules.js';
 import { subjectName } from '../checks/types/aml-screen.js';
 import { newId } from '../db/ids.js';
-import { json, type Sql, type Tx, transaction } from '../db/sql.js';
+import { type Sql, type Tx, transaction } from '../db/sql.js';
 import { flowDocuments } from '../documents/document-service.js';
 import { AllowanceExhausted } from '../domain-errors.js';
 import { ApiError, invalid, ValidationError } from '../errors.js';
@@ -57,15 +57,26 @@ import { poolScreener } from '../screening/pool-screener.js';
 import { templateAndPolicy, templateById } from '../templates/template-store.js';
 import { consumeAllowance, refundAllowance } from '../tenants/allowance.js';
 import { type ClientMetadata, type ClientRequest, captureClientMetadata } from './client-metadata.js';
-import { applicantInputColumns, missingInputs, unmetUploads } from './flow-inputs.js';
+import { missingInputs, unmetUploads } from './flow-inputs.js';
 import { type FlowRow, flowOut, flowOutB } from './flow-model.js';
-import { assertCan, isTerminal, statusForDecision } from './flow-states.js';
+import { assertCan, statusForDecision } from './flow-states.js';
 import {
   type ApplicantInsert,
   type AuditInsert,
+  completeRun,
   type FlowGraph,
+  failRun,
+  findFlow,
+  flowApplicant,
+  flowChecks,
   insertFlowGraph,
   insertFlowGraphIn,
+  moveToAwaitingInput,
+  moveToProcessing,
+  processingChecks,
+  recordReview,
+  redecide,
+  tenantPlan,
 } from './flow-store.js';
 
 export interface FlowDeps {
@@ -401,18 +412,10 @@ function createdAudit(
   };
 }
 
-async function loadFlow(sql: Sql | Tx, tenantId: string, flowId: string, lock = false): Promise<FlowRow> {
-  const [flow] = lock
-    ? await sql<FlowRow[]>`select * from flows where id = ${flowId} and tenant_id = ${tenantId} for update`
-    : await sql<FlowRow[]>`select * from flows where id = ${flowId} and tenant_id = ${tenantId}`;
+async function loadFlow(sql: Sql, tenantId: string, flowId: string, lock = false): Promise<FlowRow> {
+  const flow = await findFlow(sql, tenantId, flowId, lock);
   if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
   return flow;
-}
-
-async function flowChecks(sql: Sql | Tx, tenantId: string, flowId: string): Promise<CheckRow[]> {
-  return sql<
-    CheckRow[]
-  >`select * from checks where flow_id = ${flowId} and tenant_id = ${tenantId} order by seq`;
 }
 
 export async function getFlow(sql: Sql, tenantId: string, flowId: string): Promise<FlowOut> {
@@ -458,9 +461,7 @@ export async function startProcessing(
     // charged on the flow's first run (a flow created AWAITING_INPUT has none yet)
     if (tenant.plan === 'self_serve' && flow.process_run === 0) await consumeAllowance(tx, tenant.tenant_id);
     const run = flow.process_run + 1;
-    await tx`
-      update flows set status = 'PROCESSING', process_run = ${run}, updated_at = now()
-      where id = ${flowId} and tenant_id = ${tenant.tenant_id} and status = ${flow.status}`;
+    await moveToProcessing(tx, tenant.tenant_id, flowId, flow.status, run);
     const job: FlowJob = { tenant_id: tenant.tenant_id, flow_id: flowId, run };
     await deps.bus.publishJob('flow_process', job, flowJobId(job));
   });
@@ -498,18 +499,16 @@ export async function resumeIfInputsComplete(
   flowId: string,
 ): Promise<boolean> {
   const { sql } = deps;
-  const [f] = await sql<FlowRow[]>`select * from flows where id = ${flowId} and tenant_id = ${tenantId}`;
+  const f = await findFlow(sql, tenantId, flowId);
   if (f?.status !== 'AWAITING_INPUT' || !f.flow_template_id) return false;
   const template = await templateById(sql, tenantId, f.flow_template_id);
   if (!template || (await missingInputs(sql, f, template)).length) return false;
-  const [t] = await sql<
-    { plan: 'self_serve' | 'contract' }[]
-  >`select plan from tenants where id = ${tenantId}`;
-  if (!t) return false;
+  const plan = await tenantPlan(sql, tenantId);
+  if (!plan) return false;
   try {
     await startProcessing(
       deps,
-      { kind: 'secret', tenant_id: tenantId, key_id: 'system:documents', plan: t.plan, allowed_origins: [] },
+      { kind: 'secret', tenant_id: tenantId, key_id: 'system:documents', plan, allowed_origins: [] },
       flowId,
     );
     return true;
@@ -524,11 +523,9 @@ export async function resumeIfInputsComplete(
 type ApplicantRow = ApplicantData & StoredApplicantInputs;
 
 async function applicantData(sql: Sql, tenantId: string, applicantId: string): Promise<ApplicantRow> {
-  const [a] = await sql<(ApplicantRow & { address: Record<string, string> })[]>`
-    select external_id, entity_type, ${applicantInputColumns(sql)}
-    from applicants where id = ${applicantId} and tenant_id = ${tenantId}`;
+  const a = await flowApplicant(sql, tenantId, applicantId);
   if (!a) throw new Error(`applicant ${applicantId} not found`);
-  return { ...a, address_country: a.address?.address_country ?? null };
+  return a;
 }
 
 export interface JobFaults {
@@ -551,9 +548,7 @@ const slotOf = (runKey: string | null) => (runKey ?? '').slice((runKey ?? '').in
  */
 export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFaults = {}): Promise<void> {
   const { sql } = deps;
-  const [flow] = await sql<
-    FlowRow[]
-  >`select * from flows where id = ${job.flow_id} and tenant_id = ${job.tenant_id}`;
+  const flow = await findFlow(sql, job.tenant_id, job.flow_id);
   if (!flow) return;
   // published inside a transaction that has not committed (yet, or ever): retry, and give up quietly
   if (flow.process_run < job.run) throw new RunNotCommitted(job);
@@ -576,12 +571,7 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
     use_case: FLOW_USE_CASE,
   };
   const prefix = `p${job.run}:`;
-  const earlier = new Map(
-    (
-      await sql<CheckRow[]>`
-        select * from checks where flow_id = ${flow.id} and run_key like 'p%' order by seq`
-    ).map((c) => [slotOf(c.run_key), c]),
-  );
+  const earlier = new Map((await processingChecks(sql, flow.id)).map((c) => [slotOf(c.run_key), c]));
   const recorded: CheckRow[] = [];
   const once = async (slot: string, subject: string | null, run: () => Promise<CheckOutcome>) => {
     let row = earlier.get(slot);
@@ -653,19 +643,14 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
   await transaction(sql, async (tx) => {
     const decided = decideFlow(recorded, template.default_decision);
     const status = statusForDecision(decided.decision);
-    const updated = await tx`
-      update flows set status = ${status}, decision = ${decided.decision},
-        decision_reason_codes = ${decided.reason_codes}, policy_version = ${policy.policy_version},
-        ${
-          extracted
-            ? tx`extracted_fields = ${json(tx, extracted.fields)},
-                 extracted_field_sources = ${json(tx, extracted.sources)},`
-            : tx``
-        }
-        completed_at = now(), updated_at = now()
-      where id = ${flow.id} and status = 'PROCESSING' and process_run = ${job.run}
-      returning id`;
-    if (updated.length) {
+    const moved = await completeRun(
+      tx,
+      flow.id,
+      job.run,
+      { status, ...decided, policy_version: policy.policy_version },
+      extracted,
+    );
+    if (moved) {
       const events = flowEvents(
         flow,
         { status, decision: decided.decision, reason_codes: decided.reason_codes },
@@ -680,9 +665,7 @@ export async function handleFlowJob(deps: FlowDeps, job: FlowJob, faults: JobFau
  * deciding saw PROCESSING and left the flow alone, so that a flow never stays in AWAITING_INPUT with its inputs
  * there. */
 async function awaitInputs(deps: FlowDeps, job: FlowJob, policyVersion: string): Promise<void> {
-  await deps.sql`
-    update flows set status = 'AWAITING_INPUT', policy_version = ${policyVersion}, updated_at = now()
-    where id = ${job.flow_id} and status = 'PROCESSING' and process_run = ${job.run}`;
+  await moveToAwaitingInput(deps.sql, job.flow_id, job.run, policyVersion);
   await resumeIfInputsComplete(deps, job.tenant_id, job.flow_id);
 }
 
@@ -700,12 +683,13 @@ export async function giveUpFlowJob(deps: FlowDeps, job: FlowJob, err: unknown):
   if (err instanceof RunNotCommitted) return;
   const { sql } = deps;
   await transaction(sql, async (tx) => {
-    const [flow] = await tx<FlowRow[]>`
-      update flows set status = 'FAILED', failure_reason = ${(err as Error).message ?? String(err)},
-        completed_at = now(), updated_at = now()
-      where id = ${job.flow_id} and tenant_id = ${job.tenant_id} and status = 'PROCESSING'
-        and process_run = ${job.run}
-      returning *`;
+    const flow = await failRun(
+      tx,
+      job.tenant_id,
+      job.flow_id,
+      job.run,
+      (err as Error).message ?? String(err),
+    );
     if (!flow) return;
     await refundAllowance(tx, job.tenant_id);
     const events = flowEvents(flow, { status: 'FAILED', decision: null, reason_codes: [] }, [
@@ -728,12 +712,8 @@ export async function decideFlowReview(
     const status = statusForDecision(input.decision);
     assertCan(current.status, 'decide', status);
     const codes = input.reason_codes ?? current.decision_reason_codes;
-    const [row] = await tx<FlowRow[]>`
-      update flows set status = ${status}, decision = ${input.decision}, decision_reason_codes = ${codes},
-        reviewed_by = ${actor}, reviewed_at = now(), updated_at = now(),
-        completed_at = ${isTerminal(status) ? new Date() : null}
-      where id = ${flowId} and tenant_id = ${tenantId} and status = ${current.status}
-      returning *`;
+    const decided = { status, decision: input.decision, reason_codes: codes };
+    const row = await recordReview(tx, tenantId, flowId, current.status, decided, actor);
     if (!row) throw new Error('decide lost its row lock');
     await writeEvents(
       tx,
@@ -796,12 +776,7 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
       decided.decision === current.decision &&
       decided.reason_codes.join(',') === current.decision_reason_codes.join(',');
     if (same) return current;
-    const [row] = await tx<FlowRow[]>`
-      update flows set status = ${status}, decision = ${decided.decision},
-        decision_reason_codes = ${decided.reason_codes}, policy_version = ${policy.policy_version},
-        completed_at = ${isTerminal(status) ? new Date() : null}, updated_at = now()
-      where id = ${flowId} and status = 'NEEDS_REVIEW'
-      returning *`;
+    const row = await redecide(tx, flowId, { status, ...decided, policy_version: policy.policy_version });
     if (!row) return current;
     const events = flowEvents(
       row,

@@ -1,4 +1,7 @@
+import type { FlowDecision, FlowStatus } from '../../schemas/flows.js';
+import type { StoredApplicantInputs } from '../applicants/applicant-intake.js';
 import type { CheckRow } from '../checks/check-model.js';
+import type { ApplicantData } from '../checks/check-type.js';
 import {
   ALERT_COLUMNS,
   CHECK_COLUMNS,
@@ -17,7 +20,9 @@ import {
   outboxInsertsOf,
   outboxValues,
 } from '../outbox/outbox.js';
+import { applicantInputColumns } from './flow-inputs.js';
 import type { FlowRow } from './flow-model.js';
+import { isTerminal } from './flow-states.js';
 
 /** The columns a new flow writes in each table (the others take their defaults). */
 export const APPLICANT_COLUMNS = [
@@ -335,4 +340,156 @@ function eventsOf(graphs: readonly FlowGraph[]): { rows: OutboxRow[]; sets: Flow
     return { flow_id: g.flow.id as string, events };
   });
   return { rows, sets };
+}
+
+// Reads and moves of an existing flow. Each move is guarded by the status (and run) it expects, so a concurrent move
+// makes it a no-op; the caller decides what a no-op means.
+
+/** A flow of the tenant, locked for the caller's transaction when `lock`; undefined when there is none. */
+export async function findFlow(
+  sql: Sql,
+  tenantId: string,
+  flowId: string,
+  lock = false,
+): Promise<FlowRow | undefined> {
+  const [flow] = lock
+    ? await sql<FlowRow[]>`select * from flows where id = ${flowId} and tenant_id = ${tenantId} for update`
+    : await sql<FlowRow[]>`select * from flows where id = ${flowId} and tenant_id = ${tenantId}`;
+  return flow;
+}
+
+/** A flow's checks in the order they were recorded. */
+export function flowChecks(sql: Sql, tenantId: string, flowId: string): Promise<CheckRow[]> {
+  return sql<
+    CheckRow[]
+  >`select * from checks where flow_id = ${flowId} and tenant_id = ${tenantId} order by seq`;
+}
+
+/** The checks recorded by the flow's processing runs (run_key `p<run>:<slot>`), in order. */
+export function processingChecks(sql: Sql, flowId: string): Promise<CheckRow[]> {
+  return sql<CheckRow[]>`
+    select * from checks where flow_id = ${flowId} and run_key like 'p%' order by seq`;
+}
+
+/** The tenant's plan (whether its flows take allowance units); undefined for an unknown tenant. */
+export async function tenantPlan(sql: Sql, tenantId: string): Promise<'self_serve' | 'contract' | undefined> {
+  const [t] = await sql<
+    { plan: 'self_serve' | 'contract' }[]
+  >`select plan from tenants where id = ${tenantId}`;
+  return t?.plan;
+}
+
+/** The stored applicant of a flow as its checks read it: the address country out of the address document. */
+export async function flowApplicant(
+  sql: Sql,
+  tenantId: string,
+  applicantId: string,
+): Promise<(ApplicantData & StoredApplicantInputs) | undefined> {
+  const [a] = await sql<(ApplicantData & StoredApplicantInputs & { address: Record<string, string> })[]>`
+    select external_id, entity_type, ${applicantInputColumns(sql)}
+    from applicants where id = ${applicantId} and tenant_id = ${tenantId}`;
+  return a && { ...a, address_country: a.address?.address_country ?? null };
+}
+
+/** `from` → PROCESSING as run `run`. */
+export async function moveToProcessing(
+  tx: Tx,
+  tenantId: string,
+  flowId: string,
+  from: FlowStatus,
+  run: number,
+): Promise<void> {
+  await tx`
+    update flows set status = 'PROCESSING', process_run = ${run}, updated_at = now()
+    where id = ${flowId} and tenant_id = ${tenantId} and status = ${from}`;
+}
+
+/** PROCESSING → AWAITING_INPUT for run `run`. */
+export async function moveToAwaitingInput(
+  sql: Sql,
+  flowId: string,
+  run: number,
+  policyVersion: string,
+): Promise<void> {
+  await sql`
+    update flows set status = 'AWAITING_INPUT', policy_version = ${policyVersion}, updated_at = now()
+    where id = ${flowId} and status = 'PROCESSING' and process_run = ${run}`;
+}
+
+/** What a run or a rerun decided. */
+export interface FlowDecided {
+  status: FlowStatus;
+  decision: FlowDecision;
+  reason_codes: string[];
+  policy_version: string;
+}
+
+/** PROCESSING → the decided status for run `run`, with the fields the document stated when there are any. Whether
+ * it moved (false: another delivery or run got there first). */
+export async function completeRun(
+  tx: Tx,
+  flowId: string,
+  run: number,
+  d: FlowDecided,
+  extracted?: { fields: Record<string, unknown>; sources: Record<string, string> },
+): Promise<boolean> {
+  const updated = await tx`
+    update flows set status = ${d.status}, decision = ${d.decision},
+      decision_reason_codes = ${d.reason_codes}, policy_version = ${d.policy_version},
+      ${
+        extracted
+          ? tx`extracted_fields = ${json(tx, extracted.fields)},
+               extracted_field_sources = ${json(tx, extracted.sources)},`
+          : tx``
+      }
+      completed_at = now(), updated_at = now()
+    where id = ${flowId} and status = 'PROCESSING' and process_run = ${run}
+    returning id`;
+  return updated.length > 0;
+}
+
+/** PROCESSING → FAILED for run `run`; the failed flow, or undefined when it was not in that run. */
+export async function failRun(
+  tx: Tx,
+  tenantId: string,
+  flowId: string,
+  run: number,
+  reason: string,
+): Promise<FlowRow | undefined> {
+  const [flow] = await tx<FlowRow[]>`
+    update flows set status = 'FAILED', failure_reason = ${reason},
+      completed_at = now(), updated_at = now()
+    where id = ${flowId} and tenant_id = ${tenantId} and status = 'PROCESSING'
+      and process_run = ${run}
+    returning *`;
+  return flow;
+}
+
+/** A reviewer's decision on a flow in status `from`; the updated flow, or undefined when it moved meanwhile. */
+export async function recordReview(
+  tx: Tx,
+  tenantId: string,
+  flowId: string,
+  from: FlowStatus,
+  d: Omit<FlowDecided, 'policy_version'>,
+  actor: string,
+): Promise<FlowRow | undefined> {
+  const [row] = await tx<FlowRow[]>`
+    update flows set status = ${d.status}, decision = ${d.decision}, decision_reason_codes = ${d.reason_codes},
+      reviewed_by = ${actor}, reviewed_at = now(), updated_at = now(),
+      completed_at = ${isTerminal(d.status) ? new Date() : null}
+    where id = ${flowId} and tenant_id = ${tenantId} and status = ${from}
+    returning *`;
+  return row;
+}
+
+/** NEEDS_REVIEW → what the rules decide again after a rerun; the updated flow, or undefined when it moved. */
+export async function redecide(tx: Tx, flowId: string, d: FlowDecided): Promise<FlowRow | undefined> {
+  const [row] = await tx<FlowRow[]>`
+    update flows set status = ${d.status}, decision = ${d.decision},
+      decision_reason_codes = ${d.reason_codes}, policy_version = ${d.policy_version},
+      completed_at = ${isTerminal(d.status) ? new Date() : null}, updated_at = now()
+    where id = ${flowId} and status = 'NEEDS_REVIEW'
+    returning *`;
+  return row;
 }
