@@ -56,13 +56,22 @@ export class NotPermitted extends DomainError {
   constructor(
     readonly code: Extract<
       ErrorCode,
-      'forbidden' | 'insufficient_role' | 'admin_authority_required' | 'self_approval_forbidden'
+      | 'forbidden'
+      | 'origin_not_allowed'
+      | 'insufficient_role'
+      | 'admin_authority_required'
+      | 'self_approval_forbidden'
     >,
     message?: string,
     details?: Details,
   ) {
     super(message, details);
   }
+}
+
+/** What the request needs the applicant's consent to (biometric processing), and the applicant has not given it. */
+export class ConsentRequired extends DomainError {
+  readonly code = 'biometric_consent_required';
 }
 
 /** A self-serve tenant's allowance of checks does not cover the request (server/tenants/allowance.ts). */

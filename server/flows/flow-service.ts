@@ -39,8 +39,14 @@ import { subjectName } from '../checks/types/aml-screen.js';
 import { newId } from '../db/ids.js';
 import { type Sql, type Tx, transaction } from '../db/sql.js';
 import { flowDocuments } from '../documents/document-service.js';
-import { AllowanceExhausted } from '../domain-errors.js';
-import { ApiError, invalid, ValidationError } from '../errors.js';
+import {
+  AllowanceExhausted,
+  ConsentRequired,
+  NotFound,
+  NotPermitted,
+  StateConflict,
+} from '../domain-errors.js';
+import { invalid, ValidationError } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
 import {
   differsFrom,
@@ -298,12 +304,10 @@ function admitFlow(
   const checksOnly = isChecksOnly(template);
   if (tenant.kind === 'publishable') {
     if (mode !== 'sync' || !checksOnly) {
-      throw new ApiError('forbidden', {
-        message: 'A publishable key may only create checks-only flows in sync mode',
-      });
+      throw new NotPermitted('forbidden', 'A publishable key may only create checks-only flows in sync mode');
     }
     const origin = client.headers.origin;
-    if (!origin || !tenant.allowed_origins.includes(origin)) throw new ApiError('origin_not_allowed');
+    if (!origin || !tenant.allowed_origins.includes(origin)) throw new NotPermitted('origin_not_allowed');
     // a browser must not choose what it is screened against: its flows use the template's and policy's datasets
     if (input.datasets !== undefined) {
       throw invalid(
@@ -339,7 +343,7 @@ function admitFlow(
 function admitApplicantInputs(template: Template, a: FlowCreateIn['applicant'], mode: string): string[] {
   if (needsBiometricConsent(template) && a.consent?.biometric === false) {
     // the selfie check compares faces: biometric processing needs the applicant's explicit consent
-    throw new ApiError('biometric_consent_required', { details: { template_slug: template.slug } });
+    throw new ConsentRequired(undefined, { template_slug: template.slug });
   }
   const missing = missingApplicantInputs(template, a.consent, presenceInInput(a));
   if (mode === 'sync' && missing.length) {
@@ -414,7 +418,7 @@ function createdAudit(
 
 async function loadFlow(sql: Sql, tenantId: string, flowId: string, lock = false): Promise<FlowRow> {
   const flow = await findFlow(sql, tenantId, flowId, lock);
-  if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
+  if (!flow) throw new NotFound('Flow');
   return flow;
 }
 
@@ -515,7 +519,7 @@ export async function resumeIfInputsComplete(
   } catch (err) {
     // moved meanwhile; or a self-serve tenant without allowance: the flow waits for its own POST /process
     if (err instanceof AllowanceExhausted) return false;
-    if (err instanceof ApiError && err.code === 'unsupported_operation') return false;
+    if (err instanceof StateConflict && err.code === 'unsupported_operation') return false;
     throw err;
   }
 }
@@ -741,7 +745,7 @@ export async function rerunAml(deps: FlowDeps, tenant: TenantPrincipal, flowId: 
   const applicant = await applicantData(sql, tenant.tenant_id, flow.applicant_id);
   const name = subjectName(applicant);
   if (!name) {
-    throw new ApiError('unsupported_operation', { message: 'The applicant has no name to screen' });
+    throw new StateConflict('unsupported_operation', 'The applicant has no name to screen');
   }
   const [outcome] = await metered({ db: sql, tx: false }, tenant, () =>
     runChecks(checkDeps(deps), ['aml_screen'], {

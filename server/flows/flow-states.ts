@@ -1,5 +1,5 @@
 import type { FlowDecision, FlowStatus } from '../../schemas/flows.js';
-import { ApiError } from '../errors.js';
+import { StateConflict } from '../domain-errors.js';
 
 /**
  * The flow status machine, in one place (docs/decisions/flows.md, "The status machine"). Every status change in the
@@ -53,9 +53,9 @@ export function canTransition(from: FlowStatus, event: FlowEvent, to: FlowStatus
 export function assertCan(from: FlowStatus, event: FlowEvent, to?: FlowStatus): void {
   const allowed = MACHINE[from][event];
   if (allowed && (to === undefined || allowed.includes(to))) return;
-  throw new ApiError('unsupported_operation', {
-    message: `Cannot ${event} a flow in status ${from}`,
-    details: { status: from, allowed_from: fromStatuses(event) },
+  throw new StateConflict('unsupported_operation', `Cannot ${event} a flow in status ${from}`, {
+    status: from,
+    allowed_from: fromStatuses(event),
   });
 }
 

@@ -9,6 +9,7 @@ import { actorOf, writeAudit } from '../audit/audit.js';
 import { fenceApplicant } from '../auth/authorize.js';
 import type { ApplicantPrincipal, TenantPrincipal } from '../auth/principal.js';
 import { json, transaction } from '../db/sql.js';
+import { AllowanceExhausted, StateConflict } from '../domain-errors.js';
 import { ApiError } from '../errors.js';
 import { type FlowDeps, resumeIfInputsComplete, startProcessing } from '../flows/flow-service.js';
 import type { Metrics } from '../metrics.js';
@@ -178,8 +179,8 @@ async function startFlow(flowDeps: FlowDeps, p: ApplicantPrincipal, status: stri
   try {
     await startProcessing(flowDeps, system, p.flow_id);
   } catch (err) {
-    if (!(err instanceof ApiError && ['unsupported_operation', 'allowance_exhausted'].includes(err.code)))
-      throw err;
+    const moved = err instanceof StateConflict && err.code === 'unsupported_operation';
+    if (!(moved || err instanceof AllowanceExhausted)) throw err;
   }
 }
 
