@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { FORMATS } from '../../schemas/formats.js';
-import { call } from './test-app.js';
+import { call } from './http-call.js';
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??

@@ -12,6 +12,10 @@ import { ingestVersion } from '../../server/datasets/lifecycle.js';
 import type { Logger } from '../../server/log.js';
 import { REPO_ROOT } from './shared-data.js';
 
+export { call, type HttpResult } from './http-call.js';
+
+import { call } from './http-call.js';
+
 export const DEMO_SOURCE: SourceSpec = {
   format: 'ofac_sdn_csv',
   uri: join(REPO_ROOT, 'ingest', 'fixtures', 'demo'),
@@ -127,38 +131,6 @@ export async function dropDatabase(name: string): Promise<void> {
   } finally {
     await admin.end({ timeout: 5 });
   }
-}
-
-export interface HttpResult<T = Record<string, unknown>> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
-
-export async function call<T = Record<string, unknown>>(
-  url: string,
-  method: string,
-  path: string,
-  opts: {
-    token?: string;
-    admin?: string;
-    body?: unknown;
-    raw?: string;
-    headers?: Record<string, string>;
-  } = {},
-): Promise<HttpResult<T>> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.admin) headers['x-admin-token'] = opts.admin;
-  let body: string | undefined;
-  if (opts.raw !== undefined) body = opts.raw;
-  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-  if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
-  const res = await fetch(url + path, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await res.text();
-  let parsed: unknown = text;
-  if ((res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
-  return { status: res.status, headers: res.headers, body: parsed as T };
 }
 
 export interface Tenant {
