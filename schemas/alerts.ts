@@ -1,6 +1,15 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { CheckDecision, CheckStatus } from './checks.js';
-import { Cursor, Limit, Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
+import {
+  ApplicantSummaryOut,
+  Cursor,
+  Limit,
+  Nullable,
+  NullableTimestamp,
+  StringEnum,
+  Timestamp,
+  Uuid,
+} from './common.js';
 
 /** The alert states (the machine is server/alerts/alert-states.ts; docs/decisions/alerts-webhooks.md). */
 export const ALERT_STATES = [
@@ -22,6 +31,21 @@ export const DISPOSITIONS = ['true_match', 'false_positive'] as const;
 export const AlertDisposition = StringEnum(DISPOSITIONS, { title: 'AlertDisposition' });
 export type AlertDisposition = Static<typeof AlertDisposition>;
 
+/** The subject as its check screened it (the aml_screen evidence's first subject), whoever raised the alert: a flow's
+ * applicant, a batch record or a monitored subject. */
+export const ScreenedSubjectOut = Type.Object(
+  {
+    name: Type.String(),
+    type: Type.Optional(Type.String()),
+    aliases: Type.Optional(Type.Array(Type.String())),
+    date_of_birth: Type.Optional(Type.String()),
+    nationality: Type.Optional(Type.String()),
+    country: Type.Optional(Type.String()),
+  },
+  { description: 'The subject as screened, from the check that raised the alert' },
+);
+export type ScreenedSubjectOut = Static<typeof ScreenedSubjectOut>;
+
 export const AlertOut = Type.Object(
   {
     id: Uuid,
@@ -41,16 +65,18 @@ export const AlertOut = Type.Object(
     queue_sla_at: NullableTimestamp,
     created_at: Timestamp,
     updated_at: Timestamp,
-    applicant: Nullable(
-      Type.Object({ id: Uuid, external_id: Nullable(Type.String()), name: Nullable(Type.String()) }),
-    ),
+    applicant: Nullable(ApplicantSummaryOut),
     assignee: Nullable(Type.Object({ id: Type.String(), name: Type.String(), role: Type.String() })),
+    subject: Nullable(ScreenedSubjectOut),
     check: Nullable(
       Type.Object({
         id: Uuid,
         applicant_id: Nullable(Uuid),
         decision: Nullable(CheckDecision),
         input_ref: Nullable(Type.String()),
+        reference: Nullable(
+          Type.String({ description: "the customer's reference the check was recorded with (external_id)" }),
+        ),
         latency_ms: Type.Number(),
         mode: Type.String(),
         status: CheckStatus,
@@ -60,6 +86,7 @@ export const AlertOut = Type.Object(
     // beyond the spec: the workflow's own fields
     flow_id: Nullable(Uuid),
     batch_id: Nullable(Uuid),
+    monitor_id: Nullable(Uuid),
     applicant_id: Nullable(Uuid),
     disposition: Nullable(AlertDisposition),
     proposed_at: NullableTimestamp,

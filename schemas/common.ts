@@ -68,6 +68,13 @@ export const Cursor = Type.String({
   description: 'Opaque cursor from next_cursor',
 });
 
+/** An applicant as other objects embed it (an alert's, a flow's): who it is at a glance. Null once erased. */
+export const ApplicantSummaryOut = Type.Object({
+  id: Uuid,
+  external_id: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+});
+
 export const ListOf = <T extends TSchema>(item: T, title: string) =>
   Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) }, { title });
 

@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { CheckOut } from './checks.js';
 import {
   AmlDataset,
+  ApplicantSummaryOut,
   Cursor,
   Limit,
   ListOf,
@@ -120,6 +121,13 @@ export const FlowOut = Type.Object(
   {
     id: Uuid,
     applicant_id: Uuid,
+    applicant: Type.Optional(
+      Nullable(
+        Type.Object(ApplicantSummaryOut.properties, {
+          description: 'in a list of flows: the applicant at a glance (null once erased)',
+        }),
+      ),
+    ),
     type: FlowType,
     status: FlowStatus,
     decision: Nullable(FlowDecision),

@@ -35,8 +35,11 @@ export function fmtNumber(n: unknown): string {
   return typeof n === 'number' ? n.toLocaleString() : '—';
 }
 
+/** A short id that tells rows apart: the last 8 hex digits. Ids are UUIDv7, whose first digits are the creation
+ * time, so rows created in the same minute share them; the last digits are random. */
 export function shortId(id: string | null | undefined): string {
-  return id ? id.slice(0, 8) : '—';
+  if (!id) return '—';
+  return id.length > 8 ? `…${id.slice(-8)}` : id;
 }
 
 export function humanize(s: string | null | undefined): string {

@@ -380,3 +380,56 @@ export function FilterSelect({
     </label>
   );
 }
+
+/**
+ * A recorded value (a sub-check's value, expected value …) as an operator reads it, not as JSON: nothing as "—",
+ * yes/no, numbers in the locale's form, a list of plain values joined by commas, an object as labelled lines
+ * (nested as far as it goes).
+ */
+export function ReadableValue({ value }: { value: unknown }): JSX.Element {
+  if (value === null || value === undefined || value === '') return <span class="muted">—</span>;
+  if (typeof value === 'boolean') return <span>{value ? 'yes' : 'no'}</span>;
+  if (typeof value === 'number')
+    return <span class="num">{value.toLocaleString(undefined, { maximumFractionDigits: 3 })}</span>;
+  if (typeof value === 'string') return <span>{value}</span>;
+  if (Array.isArray(value)) {
+    if (!value.length) return <span class="muted">none</span>;
+    if (value.every((v) => v === null || typeof v !== 'object'))
+      return (
+        <span>
+          {value.map((v, i) => (
+            <span key={i}>
+              {i > 0 && ', '}
+              <ReadableValue value={v} />
+            </span>
+          ))}
+        </span>
+      );
+    return (
+      <ul class="plain readable">
+        {value.map((v, i) => (
+          <li key={i}>
+            <ReadableValue value={v} />
+          </li>
+        ))}
+      </ul>
+    );
+  }
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (!entries.length) return <span class="muted">—</span>;
+    return (
+      <dl class="readable">
+        {entries.map(([k, v]) => (
+          <div key={k}>
+            <dt>{humanize(k)}:</dt>
+            <dd>
+              <ReadableValue value={v} />
+            </dd>
+          </div>
+        ))}
+      </dl>
+    );
+  }
+  return <span>{String(value)}</span>;
+}

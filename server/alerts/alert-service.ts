@@ -7,7 +7,9 @@ import type {
   AlertOut,
   AlertRejectIn,
   AlertState,
+  ScreenedSubjectOut,
 } from '../../schemas/alerts.js';
+import { applicantNameSql } from '../applicants/applicant-summary.js';
 import { authorizeProposalReject, roleAllows } from '../auth/authorize.js';
 import type { OperatorRole, Principal } from '../auth/principal.js';
 import { decodeCursor, page } from '../db/cursor.js';
@@ -78,6 +80,9 @@ interface AlertViewRow extends AlertRow {
   c_applicant_id: string | null;
   c_decision: 'AUTO_APPROVED' | 'MANUAL_REVIEW' | 'REJECTED' | null;
   c_input_ref: string | null;
+  c_reference: string | null;
+  c_monitor_id: string | null;
+  c_subject: Record<string, unknown> | null;
   c_latency_ms: number;
   c_mode: string;
   c_status: 'completed' | 'failed';
@@ -85,6 +90,21 @@ interface AlertViewRow extends AlertRow {
 }
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** The screened subject of the check's evidence, its descriptive fields only (no identifiers). */
+function screenedSubject(s: Record<string, unknown> | null): ScreenedSubjectOut | null {
+  if (!s || typeof s.name !== 'string') return null;
+  const text = (k: string) => (typeof s[k] === 'string' ? { [k]: s[k] as string } : {});
+  const aliases = Array.isArray(s.aliases) ? s.aliases.filter((x): x is string => typeof x === 'string') : [];
+  return {
+    name: s.name,
+    ...text('type'),
+    ...(aliases.length ? { aliases } : {}),
+    ...text('date_of_birth'),
+    ...text('nationality'),
+    ...text('country'),
+  };
+}
 
 function alertOut(r: AlertViewRow): AlertOut {
   return {
@@ -107,12 +127,14 @@ function alertOut(r: AlertViewRow): AlertOut {
     updated_at: r.updated_at.toISOString(),
     applicant: r.a_id ? { id: r.a_id, external_id: r.a_external_id, name: r.a_name } : null,
     assignee: r.o_id ? { id: r.o_id, name: r.o_name ?? '', role: r.o_role ?? '' } : null,
+    subject: screenedSubject(r.c_subject),
     check: r.c_id
       ? {
           id: r.c_id,
           applicant_id: r.c_applicant_id,
           decision: r.c_decision,
           input_ref: r.c_input_ref,
+          reference: r.c_reference,
           latency_ms: r.c_latency_ms,
           mode: r.c_mode,
           status: r.c_status,
@@ -121,6 +143,7 @@ function alertOut(r: AlertViewRow): AlertOut {
       : null,
     flow_id: r.flow_id,
     batch_id: r.batch_id,
+    monitor_id: r.c_monitor_id,
     applicant_id: r.applicant_id,
     disposition: r.disposition,
     proposed_at: iso(r.proposed_at),
@@ -129,14 +152,15 @@ function alertOut(r: AlertViewRow): AlertOut {
   };
 }
 
-/** The alert with its embedded summaries (applicant unless erased; assignee; check). */
+/** The alert with its embedded summaries (applicant unless erased; assignee; check, with the subject it screened
+ * and, for a monitor's check, the monitor). */
 const VIEW = (db: Sql) => db`
   select al.*,
     a.id as a_id, a.external_id as a_external_id,
-    coalesce(nullif(concat_ws(' ', a.legal_name_first, a.legal_name_middle, a.legal_name_last), ''),
-             a.business_name, c.applicant_name) as a_name,
+    coalesce(${applicantNameSql(db)}, c.applicant_name) as a_name,
     o.id as o_id, o.name as o_name, o.role as o_role,
     c.id as c_id, c.applicant_id as c_applicant_id, c.decision as c_decision, c.input_ref as c_input_ref,
+    c.reference as c_reference, c.evidence->'subject' as c_subject, c.evidence->>'monitor_id' as c_monitor_id,
     c.latency_ms as c_latency_ms, c.mode as c_mode, c.status as c_status, c.use_case as c_use_case
   from alerts al
   left join checks c on c.id = al.check_id and c.tenant_id = al.tenant_id

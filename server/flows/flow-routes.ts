@@ -12,6 +12,7 @@ import {
   REDACTED_FLOW_MEDIA_TYPE,
   RedactedFlowOut,
 } from '../../schemas/flows.js';
+import { applicantSummaries } from '../applicants/applicant-summary.js';
 import { actorOf } from '../audit/audit.js';
 import { page, pageArgs } from '../db/cursor.js';
 import { equalsFilter } from '../db/list-filters.js';
@@ -146,10 +147,16 @@ export function flowRoutes(deps: FlowDeps & { rateLimit: RateLimitConfig }) {
           order by seq desc
           limit ${limit + 1}`;
         const p = page(rows, limit);
-        return {
-          status: 200,
-          body: { items: p.rows.map((r) => flowOut(r, undefined)), next_cursor: p.next_cursor },
-        };
+        const applicants = await applicantSummaries(
+          sql,
+          tenant.tenant_id,
+          p.rows.map((r) => r.applicant_id),
+        );
+        const items = p.rows.map((r) => ({
+          ...flowOut(r, undefined),
+          applicant: applicants.get(r.applicant_id) ?? null,
+        }));
+        return { status: 200, body: { items, next_cursor: p.next_cursor } };
       },
     }),
     route({

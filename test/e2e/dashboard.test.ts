@@ -26,6 +26,7 @@ import {
   type Tenant,
   type TestApp,
 } from '../helpers/test-app.js';
+import { axeViolations } from './applicant-browser.js';
 import { ensureDashboardBuilt } from './dashboard-build.js';
 
 /**
@@ -148,7 +149,32 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     await page.goto(`${t.url}/dashboard`);
     await page.getByRole('heading', { name: 'Sign in to Veriscreen' }).waitFor();
     await shot('01-login');
-    await page.getByLabel('Workspace ID').fill(tenant.id);
+    // the browser checks the Workspace ID's pattern (an invalid pattern would be ignored and let anything through)
+    const workspace = page.getByLabel('Workspace ID');
+    const mismatch = () =>
+      workspace.evaluate(
+        (el) => (el as unknown as { validity: { patternMismatch: boolean } }).validity.patternMismatch,
+      );
+    await workspace.fill(`${tenant.id}x`);
+    expect(await mismatch()).toBe(true);
+    await workspace.fill('not-a-workspace-id');
+    expect(await mismatch()).toBe(true);
+    await page.getByLabel('E-mail').fill(users.analyst.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    const sessionPosts: string[] = [];
+    const onRequest = (r: { url(): string; method(): string }) => {
+      if (r.method() === 'POST' && r.url().endsWith('/v1/sessions')) sessionPosts.push(r.url());
+    };
+    page.on('request', onRequest);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => workspace.evaluate((el) => el.matches(':invalid'))).toBe(true);
+    page.off('request', onRequest);
+    expect(sessionPosts).toEqual([]);
+    // either case of a UUID is a workspace id
+    await workspace.fill(tenant.id.toUpperCase());
+    expect(await mismatch()).toBe(false);
+    await workspace.fill(tenant.id);
+    expect(await mismatch()).toBe(false);
     await page.getByLabel('E-mail').fill(users.analyst.email);
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -216,9 +242,22 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     expect(flow.body.decision).toBe('AUTO_APPROVED');
     expect(flow.body.decision_reason_codes).toContain('aml_false_positive_cleared');
 
+    // one word for the status in the header (not "approved auto approved"); the decision is a fact below
+    await expect(page.locator('.page-header .badge').allTextContents()).resolves.toEqual(['APPROVED']);
+
     await page.getByRole('link', { name: 'Flows', exact: true }).click();
     await page.getByRole('heading', { name: 'Flows' }).waitFor();
     await page.locator('table tbody tr').first().waitFor();
+    // rows told apart by the random end of their UUIDv7 ids, with the applicant's name and reference
+    const flowRow = page.locator(`tr[data-flow-id="${flowId}"]`);
+    await expect(flowRow.textContent()).resolves.toContain('Ivan Demovsky');
+    await expect(flowRow.textContent()).resolves.toContain('cust-0042');
+    await expect(flowRow.locator('code').first().textContent()).resolves.toBe(`…${flowId.slice(-8)}`);
+    const shown = await page.locator('tr[data-flow-id] td:first-child code').allTextContents();
+    expect(shown.length).toBeGreaterThan(1);
+    expect(new Set(shown).size).toBe(shown.length);
+    await page.locator('tr[data-flow-id]', { hasText: 'Marigold Fennimore' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
     await shot('06-flows');
     await signOut();
   });
@@ -331,6 +370,96 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
     const b = await call<Json>(t.url, 'GET', `/v1/check_batches/${batchId}`, { token: tenant.secret_key });
     expect(b.body).toMatchObject({ status: 'completed', subject_count: 3, completed_count: 3 });
     await signOut();
+  });
+
+  it('names the subject of batch and monitor alerts in the queue and on the alert, from the check that screened it', async () => {
+    const key = tenant.secret_key;
+    // a batch record without a reference (its subject_ref is "<batch id>:0") and a monitor of a bare name
+    const batch = await call<Json>(t.url, 'POST', '/v1/check_batches', {
+      token: key,
+      body: { records: [{ subjects: [{ name: 'Ivan Demovsky', date_of_birth: '1961' }] }] },
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    const batchId = batch.body.id as string;
+    const monitor = await call<Json>(t.url, 'POST', '/v1/monitors', {
+      token: key,
+      body: { subjects: [{ name: 'Ivan Demovsky', nationality: 'RU' }] },
+    });
+    expect(monitor.status, JSON.stringify(monitor.body)).toBe(201);
+    const monitorId = monitor.body.id as string;
+    const alertOf = async (filter: (a: Json) => boolean) => {
+      const r = await call<{ items: Json[] }>(t.url, 'GET', '/v1/alerts?limit=200', { token: key });
+      return r.body.items.find(filter);
+    };
+    let batchAlert: Json | undefined;
+    let monitorAlert: Json | undefined;
+    await expect
+      .poll(
+        async () => {
+          batchAlert ??= await alertOf((a) => a.batch_id === batchId);
+          monitorAlert ??= await alertOf((a) => a.subject_ref === `monitor:${monitorId}`);
+          return !!batchAlert && !!monitorAlert;
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe(true);
+    // the API answers the screened subject for both (no applicant behind either)
+    expect(batchAlert).toMatchObject({
+      subject_ref: `${batchId}:0`,
+      applicant: null,
+      subject: { name: 'Ivan Demovsky', date_of_birth: '1961' },
+      monitor_id: null,
+    });
+    expect(monitorAlert).toMatchObject({
+      applicant: null,
+      subject: { name: 'Ivan Demovsky', nationality: 'RU' },
+      monitor_id: monitorId,
+    });
+
+    await signIn('analyst');
+    await page.getByRole('heading', { name: 'Alert queue' }).waitFor();
+    const batchRow = page.locator(`tr[data-alert-id="${batchAlert?.id}"]`);
+    const monitorRow = page.locator(`tr[data-alert-id="${monitorAlert?.id}"]`);
+    await batchRow.waitFor();
+    await monitorRow.waitFor();
+    const batchText = (await batchRow.locator('td').nth(2).textContent()) ?? '';
+    expect(batchText).toContain('Ivan Demovsky');
+    expect(batchText).toContain(`Batch …${batchId.slice(-8)}, record 1`);
+    expect(batchText).not.toContain(`${batchId}:0`);
+    const monitorText = (await monitorRow.locator('td').nth(2).textContent()) ?? '';
+    expect(monitorText).toContain('Ivan Demovsky');
+    expect(monitorText).toContain(`Monitor …${monitorId.slice(-8)}`);
+    expect(monitorText).not.toContain('monitor:');
+    expect(await axeViolations(page)).toEqual([]);
+    await shot('19a-alert-queue-batch-monitor');
+
+    const fact = (label: string) =>
+      page
+        .locator('section[aria-labelledby="h-subject"] .fact', {
+          has: page.locator('dt', { hasText: label }),
+        })
+        .locator('dd');
+    await monitorRow.getByRole('link', { name: 'Ivan Demovsky' }).click();
+    await page.getByRole('heading', { name: 'Alert: Ivan Demovsky' }).waitFor();
+    await page.locator('section[data-source="monitor"]').waitFor();
+    await expect(fact('Name screened').textContent()).resolves.toBe('Ivan Demovsky');
+    await expect(fact('Nationality').textContent()).resolves.toBe('RU');
+    await expect(fact('Raised by').textContent()).resolves.toBe(`Monitor …${monitorId.slice(-8)}`);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot('19b-alert-detail-monitor', true);
+
+    await page.goto(`${t.url}/dashboard/alerts/${batchAlert?.id}`);
+    await page.getByRole('heading', { name: 'Alert: Ivan Demovsky' }).waitFor();
+    await page.locator('section[data-source="batch"]').waitFor();
+    await expect(fact('Name screened').textContent()).resolves.toBe('Ivan Demovsky');
+    await expect(fact('Date of birth').textContent()).resolves.toBe('1961');
+    await fact('Raised by')
+      .getByRole('link', { name: `Batch …${batchId.slice(-8)}, record 1` })
+      .click();
+    await page.getByRole('heading', { name: `Batch …${batchId.slice(-8)}` }).waitFor();
+    await signOut();
+    // the monitor stops here, so that the monitors test below sees only its own
+    expect((await call(t.url, 'DELETE', `/v1/monitors/${monitorId}`, { token: key })).status).toBe(204);
   });
 
   it('an analyst creates a monitor (pausing needs a supervisor); an admin pauses, resumes and deletes it', async () => {
@@ -701,6 +830,13 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
       expect(Number(score)).toBeGreaterThan(0);
       await page.locator('tr[data-sub-check="face_match"]').waitFor();
       await page.locator('tr[data-sub-check="mrz_found"]').waitFor();
+      // values read as labelled text, not JSON
+      const values = await page.locator('[data-sub-check-value]').allTextContents();
+      expect(values.length).toBeGreaterThan(3);
+      for (const v of values) expect(v).not.toMatch(/[{}"]|\btrue\b|\bfalse\b|\bnull\b/);
+      await expect(
+        page.locator('tr[data-sub-check="dob_matches_applicant"] [data-sub-check-value]').textContent(),
+      ).resolves.toMatch(/^document:\s*\d{4}-\d{2}-\d{2}\s*applicant:\s*1975-08-12$/);
       await expect
         .poll(() =>
           page

@@ -1,14 +1,13 @@
 import { useState } from 'preact/hooks';
+import { alertReference, alertSource, alertSubjectName } from '../alert-subject';
 import {
   type Alert,
   type ApplicantOut,
   approveAlert,
   assignAlert,
-  type CheckOut,
   disposeAlert,
   getAlert,
   getApplicant,
-  listChecks,
   rejectAlert,
 } from '../api';
 import { fmtScore, fmtTime, humanize, shortId } from '../format';
@@ -28,25 +27,42 @@ import {
 } from '../ui';
 import { isClosed } from './alerts';
 
-interface Related {
-  check: CheckOut | undefined;
-  applicant: ApplicantOut | undefined;
-}
-
-async function loadRelated(a: Alert): Promise<Related> {
-  const applicantId = a.applicant_id ?? a.applicant?.id ?? a.check?.applicant_id ?? null;
-  const [check, applicant] = await Promise.all([
-    (a.flow_id
-      ? listChecks({ flow_id: a.flow_id, limit: 200 })
-      : applicantId
-        ? listChecks({ applicant_id: applicantId, check_type: 'aml_screen', limit: 200 })
-        : Promise.resolve({ items: [] as CheckOut[], next_cursor: null })
-    )
-      .then((p) => p.items.find((c) => c.id === a.check_id))
-      .catch(() => undefined),
-    applicantId ? getApplicant(applicantId).catch(() => undefined) : Promise.resolve(undefined),
-  ]);
-  return { check, applicant };
+/** The subject as its check screened it, where the alert came from, and the applicant's standing when there is
+ * one (batch and monitor alerts may have none: the screened subject then says who it is). */
+function SubjectCard({ a, applicant }: { a: Alert; applicant: ApplicantOut | undefined }) {
+  const subject = a.subject;
+  const source = alertSource(a);
+  return (
+    <section class="card" aria-labelledby="h-subject" data-source={source.kind}>
+      <h2 id="h-subject">Subject as screened</h2>
+      <Facts
+        rows={[
+          ['Name screened', subject?.name ?? a.applicant?.name ?? '—'],
+          ...(subject?.aliases?.length
+            ? [['Also screened as', subject.aliases.join(', ')] as [string, string]]
+            : []),
+          ['Type', humanize(subject?.type ?? applicant?.entity_type)],
+          ['Date of birth', subject?.date_of_birth ?? applicant?.dob ?? '—'],
+          ['Nationality', subject?.nationality ?? applicant?.nationality ?? '—'],
+          ['Country', subject?.country ?? applicant?.address_country ?? '—'],
+          ['Customer reference', alertReference(a) ?? '—'],
+          ['Raised by', source.path ? <a href={href(source.path)}>{source.label}</a> : source.label],
+          [
+            'Applicant',
+            a.applicant ? (
+              <a href={href(`/applicants/${a.applicant.id}`)}>
+                {a.applicant.name ?? a.applicant.external_id ?? shortId(a.applicant.id)}
+              </a>
+            ) : (
+              '—'
+            ),
+          ],
+          ['Risk tier', applicant?.risk_tier ?? '—'],
+          ['Status', applicant?.internal_status ?? '—'],
+        ]}
+      />
+    </section>
+  );
 }
 
 export function AlertDetail({ id }: { id: string }) {
@@ -55,10 +71,10 @@ export function AlertDetail({ id }: { id: string }) {
   const dir = useDirectory(session);
   const who = (ref: string | null | undefined) => personName(ref, dir, me);
   const alert = useAsync(() => getAlert(id), [id]);
-  const related = useAsync(
-    () =>
-      alert.data ? loadRelated(alert.data) : Promise.resolve({ check: undefined, applicant: undefined }),
-    [alert.data?.id, alert.data?.check_id],
+  const applicantId = alert.data?.applicant_id ?? alert.data?.applicant?.id ?? null;
+  const applicant = useAsync(
+    () => (applicantId ? getApplicant(applicantId).catch(() => undefined) : Promise.resolve(undefined)),
+    [applicantId],
   );
   const [disposition, setDisposition] = useState<'false_positive' | 'true_match'>('false_positive');
   const [reason, setReason] = useState('');
@@ -73,12 +89,7 @@ export function AlertDetail({ id }: { id: string }) {
   const a = alert.data;
   const ev = a.evidence as Record<string, unknown>;
   const features = (ev.features ?? {}) as Record<string, unknown>;
-  const check = related.data?.check;
-  const applicant = related.data?.applicant;
-  const subject = ((check?.evidence as Record<string, unknown> | undefined)?.subject ?? {}) as Record<
-    string,
-    unknown
-  >;
+  const check = a.check;
   const closed = isClosed(a.state);
   const pending = a.state === 'pending_approval';
   const mineProposal = pending && (a.disposed_by === me.id || a.disposed_by === `operator:${me.id}`);
@@ -99,7 +110,7 @@ export function AlertDetail({ id }: { id: string }) {
     }
   };
 
-  const title = a.applicant?.name ?? (subject.name as string | undefined) ?? a.subject_ref;
+  const title = alertSubjectName(a);
 
   return (
     <section aria-labelledby="page-title" class="alert-detail">
@@ -113,31 +124,7 @@ export function AlertDetail({ id }: { id: string }) {
       <Notice text={notice} onClose={() => setNotice(null)} />
 
       <div class="grid-2">
-        <section class="card" aria-labelledby="h-subject">
-          <h2 id="h-subject">Subject as screened</h2>
-          <Facts
-            rows={[
-              ['Name screened', String(subject.name ?? a.applicant?.name ?? '—')],
-              ['Type', String(subject.type ?? applicant?.entity_type ?? '—')],
-              ['Date of birth', String(subject.date_of_birth ?? applicant?.dob ?? '—')],
-              ['Nationality', String(subject.nationality ?? applicant?.nationality ?? '—')],
-              ['Country', String(subject.country ?? applicant?.address_country ?? '—')],
-              ['Reference', a.subject_ref],
-              [
-                'Applicant',
-                a.applicant ? (
-                  <a href={href(`/applicants/${a.applicant.id}`)}>
-                    {a.applicant.external_id ?? shortId(a.applicant.id)}
-                  </a>
-                ) : (
-                  '—'
-                ),
-              ],
-              ['Risk tier', applicant?.risk_tier ?? '—'],
-              ['Status', applicant?.internal_status ?? '—'],
-            ]}
-          />
-        </section>
+        <SubjectCard a={a} applicant={applicant.data} />
         <section class="card" aria-labelledby="h-entity">
           <h2 id="h-entity">List entity matched</h2>
           <Facts
@@ -155,10 +142,7 @@ export function AlertDetail({ id }: { id: string }) {
                   {ev.strong === true && <span class="tag tag-danger">strong</span>}
                 </span>,
               ],
-              [
-                'Dataset version',
-                <code key="dv">{String(ev.dataset_version ?? check?.dataset_versions[0] ?? '—')}</code>,
-              ],
+              ['Dataset version', <code key="dv">{String(ev.dataset_version ?? '—')}</code>],
             ]}
           />
         </section>
@@ -387,7 +371,7 @@ export function AlertDetail({ id }: { id: string }) {
         {check && (
           <p class="muted small">
             Check <code>{shortId(check.id)}</code> · {check.mode} · {check.latency_ms} ms ·{' '}
-            {check.flow_id ? <a href={href(`/flows/${check.flow_id}`)}>open the flow</a> : 'no flow'}
+            {a.flow_id ? <a href={href(`/flows/${a.flow_id}`)}>open the flow</a> : alertSource(a).label}
           </p>
         )}
       </section>

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { alertReference, alertSource, alertSubjectName } from '../alert-subject';
 import { type Alert, assignAlert, listAlerts } from '../api';
-import { fmtRelative, fmtScore, fmtTime } from '../format';
+import { fmtRelative, fmtScore, fmtTime, shortId } from '../format';
 import { personName, useDirectory } from '../people';
 import { href, navigate } from '../router';
 import {
@@ -122,8 +123,12 @@ export function AlertQueue() {
     setBusy(true);
     const ids = [...selected];
     const results = await Promise.allSettled(ids.map((id) => assignAlert(id, target)));
+    const named = (id: string | undefined) => {
+      const a = items.find((x) => x.id === id);
+      return a ? alertSubjectName(a) : shortId(id);
+    };
     const failed = results.flatMap((r, i) =>
-      r.status === 'rejected' ? [`${ids[i]?.slice(0, 8)}: ${errorText(r.reason)}`] : [],
+      r.status === 'rejected' ? [`${named(ids[i])}: ${errorText(r.reason)}`] : [],
     );
     setBusy(false);
     setNotice(
@@ -237,7 +242,8 @@ export function AlertQueue() {
             <tbody>
               {items.map((a, i) => {
                 const ev = a.evidence as Record<string, unknown>;
-                const subject = a.applicant?.name ?? a.subject_ref;
+                const subject = alertSubjectName(a);
+                const ref = alertReference(a);
                 return (
                   <tr
                     key={a.id}
@@ -268,6 +274,10 @@ export function AlertQueue() {
                     </td>
                     <td>
                       <a href={href(`/alerts/${a.id}`)}>{subject}</a>
+                      <div class="muted small">
+                        {ref && <span data-subject-ref>{ref} · </span>}
+                        {alertSource(a).label}
+                      </div>
                     </td>
                     <td>
                       {String(ev.name ?? a.source_entity_id)}

@@ -1,6 +1,15 @@
 import { useState } from 'preact/hooks';
 import type { FlowDecision, FlowStatus } from '../../../schemas/flows.js';
-import { type CheckOut, decideFlow, type FlowOut, getFlow, listAlerts, listFlows, rerunAml } from '../api';
+import {
+  type CheckOut,
+  decideFlow,
+  type FlowOut,
+  getApplicant,
+  getFlow,
+  listAlerts,
+  listFlows,
+  rerunAml,
+} from '../api';
 import { fmtTime, humanize, shortId } from '../format';
 import { personName, useDirectory } from '../people';
 import { href } from '../router';
@@ -20,6 +29,7 @@ import {
   useFocusHeading,
   useSession,
 } from '../ui';
+import { displayName } from './applicants';
 import { IdentitySection } from './identity';
 import { VerificationSection } from './verification';
 
@@ -89,13 +99,27 @@ export function Flows() {
         list={list}
         loading="Loading flows…"
         empty="No flows match these filters."
-        columns={['Flow', 'Status', 'Decision', 'Reason codes', 'Type', 'Mode', 'Created']}
+        columns={['Flow', 'Applicant', 'Status', 'Decision', 'Reason codes', 'Type', 'Mode', 'Created']}
         row={(f) => (
-          <tr key={f.id}>
+          <tr key={f.id} data-flow-id={f.id}>
             <td>
-              <a href={href(`/flows/${f.id}`)}>
+              <a href={href(`/flows/${f.id}`)} title={f.id}>
                 <code>{shortId(f.id)}</code>
               </a>
+            </td>
+            <td>
+              {f.applicant ? (
+                <>
+                  <a href={href(`/applicants/${f.applicant_id}`)}>
+                    {f.applicant.name ?? f.applicant.external_id ?? shortId(f.applicant_id)}
+                  </a>
+                  {f.applicant.name && f.applicant.external_id && (
+                    <div class="muted small">{f.applicant.external_id}</div>
+                  )}
+                </>
+              ) : (
+                <span class="muted">erased</span>
+              )}
             </td>
             <td>
               <Badge value={f.status} />
@@ -142,6 +166,11 @@ export function FlowDetail({ id }: { id: string }) {
   const session = useSession();
   const dir = useDirectory(session);
   const flow = useAsync(() => getFlow(id), [id]);
+  const applicantId = flow.data?.applicant_id;
+  const applicant = useAsync(
+    () => (applicantId ? getApplicant(applicantId).catch(() => undefined) : Promise.resolve(undefined)),
+    [applicantId],
+  );
   const alerts = useAsync(() => listAlerts({ flow_id: id, limit: 50 }).catch(() => undefined), [id]);
   const [decision, setDecision] = useState<FlowDecision>('AUTO_APPROVED');
   const [codes, setCodes] = useState('');
@@ -191,15 +220,15 @@ export function FlowDetail({ id }: { id: string }) {
   };
 
   const openAlerts = alerts.data?.items ?? [];
+  const applicantName = applicant.data ? displayName(applicant.data) : null;
 
   return (
     <section aria-labelledby="page-title">
       <p class="crumbs">
         <a href={href('/flows')}>← Flows</a>
       </p>
-      <PageHeader title={`Flow ${shortId(f.id)}`}>
+      <PageHeader title={`Flow ${shortId(f.id)}${applicantName ? `: ${applicantName}` : ''}`}>
         <Badge value={f.status} />
-        {f.decision && <Badge value={f.decision} />}
         <button type="button" class="btn" disabled={busy} onClick={() => setConfirmRerun(true)}>
           Re-run AML screen
         </button>
@@ -214,9 +243,10 @@ export function FlowDetail({ id }: { id: string }) {
               [
                 'Applicant',
                 <a key="a" href={href(`/applicants/${f.applicant_id}`)}>
-                  {shortId(f.applicant_id)}
+                  {applicantName ?? shortId(f.applicant_id)}
                 </a>,
               ],
+              ['Decision', f.decision ? humanize(f.decision) : '—'],
               ['Type', f.type],
               ['Mode', f.execution_mode],
               ['Template', f.template_slug ?? '—'],

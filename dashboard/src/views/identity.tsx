@@ -7,7 +7,7 @@ import {
   previewDocument,
 } from '../api';
 import { humanize } from '../format';
-import { Badge, useAsync } from '../ui';
+import { Badge, ReadableValue, useAsync } from '../ui';
 
 // The identity part of a flow: the document image, what its MRZ says beside what the applicant gave (mismatches
 // marked), the selfie beside the document portrait with the face-match score, and every sub-check of the document
@@ -126,8 +126,13 @@ function SubChecks({ c }: { c: CheckOut }) {
                   <Badge value={s.passed ? 'passed' : 'failed'} />
                 )}
               </td>
-              <td>
-                <code class="small">{typeof s.value === 'string' ? s.value : JSON.stringify(s.value)}</code>
+              <td class="small" data-sub-check-value>
+                <ReadableValue value={s.value} />
+                {s.expected !== undefined && (
+                  <div class="muted">
+                    expected <ReadableValue value={s.expected} />
+                  </div>
+                )}
               </td>
               <td class="codes">{s.passed === false ? (s.reason_code ?? '') : ''}</td>
             </tr>

@@ -3,6 +3,10 @@ import { login, type Session } from '../api';
 import { ErrorBox } from '../ui';
 
 const TENANT_KEY = 'veriscreen.tenant_id';
+/** A tenant id (a UUID, either case). Browsers compile `pattern` with the `v` flag, where a bare `-` at the end of a
+ * character class is a syntax error and the whole pattern is ignored; this one has no dash inside a class. */
+export const WORKSPACE_ID_PATTERN =
+  '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
 function initialTenant(): string {
   const fromUrl = new URLSearchParams(window.location.search).get('tenant');
@@ -51,7 +55,8 @@ export function Login({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
           id="login-tenant"
           name="tenant"
           required
-          pattern="[0-9a-fA-F-]{36}"
+          pattern={WORKSPACE_ID_PATTERN}
+          title="A workspace ID: 36 characters, hex digits in groups of 8-4-4-4-12 with dashes"
           value={tenant}
           onInput={(e) => setTenant(e.currentTarget.value)}
           aria-describedby="login-tenant-hint"
