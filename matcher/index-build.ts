@@ -20,6 +20,10 @@ export interface EntityMeta {
   nationalities: string[];
   countries: string[];
   identifiers: { type: string; value: string }[];
+  /** a consolidated entity of several entries (matcher/consolidate.ts): its id and its entries' entity numbers in
+   * this index, this one included, ascending; absent for an entry linked to no other */
+  consolidated_id?: string;
+  cluster?: number[];
 }
 
 class ByteTable {
@@ -68,8 +72,16 @@ function typedSab(n: number, bytesPer: number): SharedArrayBuffer {
   return new SharedArrayBuffer(Math.max(bytesPer, n * bytesPer));
 }
 
-export function buildIndex(entities: Iterable<Entity>, version: string): IndexData {
+/** `clusterOf`: entity id → consolidated entity id for the entries linked to others (matcher/consolidate.ts); a
+ * screen then returns one match per consolidated entity. */
+export function buildIndex(
+  entities: Iterable<Entity>,
+  version: string,
+  clusterOf?: ReadonlyMap<string, string>,
+): IndexData {
   const t0 = performance.now();
+  const list = Array.isArray(entities) ? (entities as Entity[]) : [...entities];
+  const clusters = clusterNumbers(list, clusterOf);
   buildFoldCache(true);
   const sources: string[] = [];
   const sourceIdx = new Map<string, number>();
@@ -123,7 +135,7 @@ export function buildIndex(entities: Iterable<Entity>, version: string): IndexDa
   const identSeen = new Set<string>();
 
   let eid = 0;
-  for (const e of entities) {
+  for (const e of list) {
     const kind = schemaNameKind(e.schema);
     let src = sourceIdx.get(e.source);
     if (src === undefined) {
@@ -152,6 +164,12 @@ export function buildIndex(entities: Iterable<Entity>, version: string): IndexDa
       countries: e.countries,
       identifiers: e.identifiers.map((i) => ({ type: i.type, value: i.value })),
     };
+    const cid = clusterOf?.get(e.entity_id);
+    const members = cid === undefined ? undefined : clusters.get(cid);
+    if (cid !== undefined && members !== undefined && members.length > 1) {
+      m.consolidated_id = cid;
+      m.cluster = members;
+    }
     meta.add(JSON.stringify(m));
     entSchema.push(Math.max(0, ENTITY_SCHEMAS.indexOf(e.schema)));
     entDatasets.push(mask);
@@ -267,6 +285,26 @@ export function buildIndex(entities: Iterable<Entity>, version: string): IndexDa
       build_ms: Math.round(buildMs * 10) / 10,
     },
   };
+}
+
+/** consolidated id → the entity numbers (positions in `list`) of its entries present in this index, ascending. */
+function clusterNumbers(
+  list: readonly Entity[],
+  clusterOf: ReadonlyMap<string, string> | undefined,
+): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  if (clusterOf === undefined || clusterOf.size === 0) return out;
+  list.forEach((e, i) => {
+    const cid = clusterOf.get(e.entity_id);
+    if (cid === undefined) return;
+    let g = out.get(cid);
+    if (g === undefined) {
+      g = [];
+      out.set(cid, g);
+    }
+    g.push(i);
+  });
+  return out;
 }
 
 export function indexStats(data: IndexData): IndexStats {

@@ -55,6 +55,8 @@ export function toMatches(
     const threshold = effectiveThreshold(policy, inScope, options.use_case);
     const floor = options.min_score ?? threshold;
     if (combined.score < floor) continue;
+    const matchedName = view.origName(b.name);
+    const matchedKind = NAME_KINDS[view.nameKind[b.name]!] ?? 'alias';
     matches.push({
       entity_id: m.entity_id,
       source: m.source,
@@ -67,12 +69,27 @@ export function toMatches(
       programs: m.programs.slice(),
       evidence: {
         query_name: b.query,
-        matched_name: view.origName(b.name),
-        matched_name_kind: NAME_KINDS[view.nameKind[b.name]!] ?? 'alias',
+        matched_name: matchedName,
+        matched_name_kind: matchedKind,
         features: combined.features,
         threshold,
         dataset_version: view.version,
       },
+      consolidated_id: m.consolidated_id ?? m.entity_id,
+      sources: [
+        {
+          entity_id: m.entity_id,
+          source: m.source,
+          source_id: m.source_id,
+          schema: m.schema,
+          name: m.name,
+          score: combined.score,
+          datasets: m.datasets.slice(),
+          programs: m.programs.slice(),
+          matched_name: matchedName,
+          matched_name_kind: matchedKind,
+        },
+      ],
     });
   }
   return matches;

@@ -1,9 +1,11 @@
 // Screening against a shared index, in phases: the scope (scope.ts), the query names and their keys
 // (query-names.ts), retrieval of candidate names (retrieval.ts), best-name choice with candidate bounding
-// (best-names.ts), then features, thresholds and the matches (matches.ts). openIndex holds a thread's state as named
+// (best-names.ts), features, thresholds and the matches (matches.ts), then one match per consolidated entity
+// (entity-groups.ts). openIndex holds a thread's state as named
 // objects: the index view, the scope cache, the retrieval scratch, the prepared-name cache with its arena, and the
 // entity metadata cache.
 import { bestNames } from './best-names.js';
+import { groupByEntity } from './entity-groups.js';
 import { IndexView } from './index-view.js';
 import { assertIndexFormat } from './layout.js';
 import { toMatches } from './matches.js';
@@ -34,13 +36,14 @@ export function openIndex(data: IndexData): Screener {
     const subject = oneShape(input);
     const scope = scopeOf(view, subject, options);
     const { sk, queries, keys, identValues } = queryKeys(view, subject);
-    const { nTouched, identEntities } = retrieval.retrieve(keys, scopes.allowedBits(scope));
+    const allowed = scopes.allowedBits(scope);
+    const { nTouched, identEntities } = retrieval.retrieve(keys, allowed);
     const cands = retrieval.topCandidates(nTouched, identEntities);
     const minThreshold =
       options.min_score ??
       effectiveThreshold(options.policy, options.datasets as readonly string[], options.use_case);
     const best = bestNames(view, names, subject, sk, queries, cands, identEntities, options, minThreshold);
-    const matches = toMatches(
+    const entryMatches = toMatches(
       view,
       metas,
       subject,
@@ -50,6 +53,12 @@ export function openIndex(data: IndexData): Screener {
       identEntities,
       identValues,
       minThreshold,
+    );
+    // one match per consolidated entity (entries of several lists linked at dataset build)
+    const matches = groupByEntity(
+      { view, names, metas, subject, sk, queries, options, scope, allowed, identEntities, identValues },
+      entryMatches,
+      best,
     );
     matches.sort(
       (a, b) => b.score - a.score || (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0),

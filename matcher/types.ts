@@ -61,6 +61,27 @@ export interface MatchEvidence {
   dataset_version: string;
 }
 
+/** One list entry of a consolidated entity, as it matched the subject. */
+export interface MatchSource {
+  entity_id: string;
+  source: string;
+  source_id: string;
+  schema: EntitySchema;
+  /** the entry's primary name */
+  name: string;
+  /** this entry's own score against the subject (it may be below the threshold: it is listed because it is the same
+   * entity as the entry that matched) */
+  score: number;
+  datasets: AmlDataset[];
+  programs: string[];
+  /** the entry's name that matched the subject best, as the list writes it */
+  matched_name: string;
+  matched_name_kind: NameKind;
+}
+
+/** The match of one entity. A consolidated entity (entries of several lists linked at dataset build) is one match:
+ * `entity_id`, `source`, `source_id`, `name`, `score` and `evidence` are those of its best-scoring entry, `datasets`
+ * and `programs` the union over its entries, and `sources` lists every entry in scope. */
 export interface Match {
   entity_id: string;
   source: string;
@@ -73,6 +94,11 @@ export interface Match {
   datasets: AmlDataset[];
   programs: string[];
   evidence: MatchEvidence;
+  /** the consolidated entity's id (the entity_id of its first entry: UN, then OFAC SDN, UK, …); entity_id for an entry
+   * linked to no other */
+  consolidated_id: string;
+  /** every entry of the entity in the screen's scope, best score first (one for an entry linked to no other) */
+  sources: MatchSource[];
 }
 
 export interface ScreenResult {

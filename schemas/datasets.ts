@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
+import { Limit, ListOf, Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
 
 export const DatasetSource = Type.Object(
   {
@@ -55,6 +55,42 @@ export const DatasetVersionListOut = Type.Object(
 );
 
 export const VersionParams = Type.Object({ version_id: Uuid }, { additionalProperties: false });
+
+export const LINK_RULES = ['identifier', 'ofac_ent_num', 'name_dob_nationality', 'name_country'] as const;
+
+export const EntityLinkOut = Type.Object(
+  {
+    entity_a: Type.String({ description: 'One entry (`source:source_id`); entity_a < entity_b' }),
+    entity_b: Type.String(),
+    consolidated_id: Type.String({
+      description: 'The consolidated entity both entries belong to (its alerts carry this id)',
+    }),
+    rule: StringEnum(LINK_RULES, { description: 'The linking rule (docs/matching.md §8)' }),
+    score: Type.Number({ minimum: 0, maximum: 1 }),
+    reason: Type.String({
+      description: 'What agreed: the identifier, or the names, date of birth and country',
+    }),
+  },
+  { title: 'EntityLink' },
+);
+
+export type EntityLinkOut = Static<typeof EntityLinkOut>;
+
+export const EntityLinkListQuery = Type.Object(
+  {
+    entity_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 300, description: 'Only the links of this entry' }),
+    ),
+    rule: Type.Optional(StringEnum(LINK_RULES)),
+    limit: Type.Optional(Limit),
+    after: Type.Optional(
+      Type.String({ pattern: '^[0-9]{1,9}$', description: 'Opaque cursor from next_cursor' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const EntityLinkListOut = ListOf(EntityLinkOut, 'EntityLinkListOut');
 
 export const FatfListings = Type.Record(
   Type.String({ pattern: '^[A-Z]{2}$' }),

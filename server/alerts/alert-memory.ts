@@ -25,7 +25,10 @@ import { isClosed } from './alert-states.js';
 
 export interface AlertCandidate {
   subject_ref: string;
+  /** the entity: a list entry's id, or a consolidated entity's id (matcher/consolidate.ts) */
   source_entity_id: string;
+  /** a consolidated entity's entries: the fingerprint is then of all their list data */
+  entity_ids?: string[] | undefined;
   /** the dataset version (uuid) the match came from; its data gives the fingerprint */
   dataset_version: string | null;
 }
@@ -75,20 +78,51 @@ function rememberFingerprint(key: string, fp: string): void {
   knownFingerprints.set(key, fp);
 }
 
-/** Fingerprints of entities' list data, keyed `${version}|${entity_id}`: from the process's memory of them, the
- * rest read in one query. */
+/** The fingerprint key of a candidate: its version and entity, and for a consolidated entity its entries. */
+export const fingerprintKey = (p: {
+  dataset_version: string | null;
+  source_entity_id: string;
+  entity_ids?: string[] | undefined;
+}): string =>
+  p.entity_ids && p.entity_ids.length > 1
+    ? `${p.dataset_version}|${p.source_entity_id}|${[...p.entity_ids].sort().join(',')}`
+    : `${p.dataset_version}|${p.source_entity_id}`;
+
+/** Fingerprints of entities' list data, keyed by fingerprintKey: from the process's memory of them, the rest read in
+ * at most two queries. A consolidated entity's fingerprint is of its entries' data together (any of them changing
+ * changes it). */
 export async function entityFingerprints(
   db: Sql,
-  pairs: { dataset_version: string | null; source_entity_id: string }[],
+  pairs: { dataset_version: string | null; source_entity_id: string; entity_ids?: string[] | undefined }[],
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const wanted: { dataset_version: string; source_entity_id: string }[] = [];
+  const groups: { key: string; dataset_version: string; entity_ids: string[] }[] = [];
   for (const p of pairs) {
     if (!isUuid(p.dataset_version ?? '')) continue;
-    const key = `${p.dataset_version}|${p.source_entity_id}`;
+    const key = fingerprintKey(p);
+    if (p.entity_ids && p.entity_ids.length > 1) {
+      const known = knownFingerprints.get(key);
+      if (known !== undefined) out.set(key, known);
+      else groups.push({ key, dataset_version: p.dataset_version!, entity_ids: p.entity_ids });
+      continue;
+    }
     const known = knownFingerprints.get(key);
     if (known !== undefined) out.set(key, known);
     else wanted.push(p as { dataset_version: string; source_entity_id: string });
+  }
+  if (groups.length) {
+    const keys = groups.flatMap((g) => g.entity_ids.map(() => g.key));
+    const rows = await db<{ key: string; fp: string }[]>`
+      select v.key, md5(string_agg(md5(e.data::text), ',' order by e.entity_id)) as fp
+      from unnest(${keys}::text[], ${groups.flatMap((g) => g.entity_ids.map(() => g.dataset_version))}::uuid[],
+        ${groups.flatMap((g) => g.entity_ids)}::text[]) as v(key, version_id, entity_id)
+      join dataset_entities e on e.version_id = v.version_id and e.entity_id = v.entity_id
+      group by v.key`;
+    for (const r of rows) {
+      out.set(r.key, r.fp);
+      rememberFingerprint(r.key, r.fp);
+    }
   }
   if (!wanted.length) return out;
   const rows = await db<{ version_id: string; entity_id: string; fp: string }[]>`
@@ -148,7 +182,7 @@ export async function decideAlerts(
   ]);
   const seen = new Set<string>();
   return candidates.map((c) => {
-    const fingerprint = fps.get(`${c.dataset_version}|${c.source_entity_id}`) ?? null;
+    const fingerprint = fps.get(fingerprintKey(c)) ?? null;
     const key = pairKey(c.subject_ref, c.source_entity_id);
     if (seen.has(key)) return { kind: 'skip', fingerprint, alert_id: null };
     seen.add(key);

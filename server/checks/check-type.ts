@@ -100,6 +100,24 @@ export interface AlertEvidence {
   entity_fingerprint?: string | null;
   /** set when a later check refreshed the evidence (the entity's list data changed) */
   refreshed_by_check_id?: string;
+  /** the consolidated entity (entries of several lists linked at dataset build): its id, the alert's
+   * source_entity_id; absent on alerts raised before consolidation */
+  consolidated_id?: string;
+  /** every list entry of the entity in the screen's scope, best score first; name, source, source_id and score
+   * above are those of the first */
+  sources?: AlertSource[];
+}
+
+/** One list entry of an alert's entity. */
+export interface AlertSource {
+  entity_id: string;
+  source: string;
+  source_id: string;
+  name: string;
+  score: number;
+  datasets: string[];
+  programs: string[];
+  matched_name: string;
 }
 
 export interface AlertDraft {

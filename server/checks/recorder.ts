@@ -204,6 +204,7 @@ export async function rememberAlerts(
     drafted.map(({ a }) => ({
       subject_ref: a.subject_ref,
       source_entity_id: a.source_entity_id,
+      entity_ids: a.evidence.sources?.map((x) => x.entity_id),
       dataset_version: a.evidence.dataset_version,
     })),
     newSubjects,

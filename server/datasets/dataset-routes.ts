@@ -5,6 +5,9 @@ import {
   DatasetVersionListOut,
   type DatasetVersionOut,
   DatasetVersionOut as DatasetVersionOutSchema,
+  EntityLinkListOut,
+  EntityLinkListQuery,
+  type EntityLinkOut,
   VersionParams,
 } from '../../schemas/datasets.js';
 import { ApiError, ValidationError } from '../errors.js';
@@ -92,6 +95,43 @@ export function datasetRoutes(deps: LifecycleDeps) {
         const v = await getVersion(sql, params.version_id);
         if (!v) throw new ApiError('not_found', { message: 'Dataset version not found' });
         return { status: 200, body: versionOut(v) };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/admin/dataset_versions/{version_id}/links',
+      operationId: 'listDatasetEntityLinks',
+      summary:
+        'The links the build found between entries of different lists that are the same entity (rule, score, reason)',
+      tag: 'admin',
+      auth: 'admin',
+      params: VersionParams,
+      query: EntityLinkListQuery,
+      responses: {
+        200: { description: 'Links, in the order they were accepted', schema: EntityLinkListOut },
+        404: { description: 'Unknown version', schema: ErrorEnvelope },
+      },
+      handler: async ({ params, query }) => {
+        const v = await getVersion(sql, params.version_id);
+        if (!v) throw new ApiError('not_found', { message: 'Dataset version not found' });
+        const limit = query.limit ?? 50;
+        const after = query.after === undefined ? -1 : Number(query.after);
+        const entity = query.entity_id ?? null;
+        const rule = query.rule ?? null;
+        const rows = await sql<(EntityLinkOut & { seq: number })[]>`
+          select seq, entity_a, entity_b, consolidated_id, rule, score, reason from dataset_entity_links
+          where version_id = ${v.id} and seq > ${after}
+            and (${entity}::text is null or entity_a = ${entity} or entity_b = ${entity})
+            and (${rule}::text is null or rule = ${rule})
+          order by seq limit ${limit + 1}`;
+        const page = rows.slice(0, limit);
+        return {
+          status: 200,
+          body: {
+            items: page.map(({ seq: _seq, ...l }) => l),
+            next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null,
+          },
+        };
       },
     }),
     route({

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Entity, IngestIssue } from '../../ingest/entity.js';
+import { type Consolidation, clustersFrom, type EntityLink } from '../../matcher/consolidate.js';
 import { assertIndexFormat, buildIndex, deserializeIndex, serializeIndex } from '../../matcher/index.js';
 import type { IndexData } from '../../matcher/types.js';
 import { json, type Sql } from '../db/sql.js';
@@ -27,6 +28,76 @@ export interface DatasetStats {
   checksum: string;
   index_bytes: number;
   build_ms: number;
+  /** entity consolidation across sources (matcher/consolidate.ts): the build report's counts */
+  consolidation?: ConsolidationStats;
+}
+
+export interface ConsolidationStats {
+  /** entries linked to none counted once each, each group of linked entries once */
+  entities_after: number;
+  links: number;
+  by_rule: Record<string, number>;
+  /** consolidated entities of two entries or more */
+  groups: number;
+  /** links found but refused: they would have joined two entries of one source */
+  refused: number;
+}
+
+export function consolidationStats(c: Consolidation): ConsolidationStats {
+  const by_rule: Record<string, number> = {};
+  for (const l of c.links) by_rule[l.rule] = (by_rule[l.rule] ?? 0) + 1;
+  return {
+    entities_after: c.entities_after,
+    links: c.links.length,
+    by_rule,
+    groups: new Set(c.clusterOf.values()).size,
+    refused: c.refused,
+  };
+}
+
+/** A stored link of a version, as the admin API lists it. */
+export interface LinkRow extends EntityLink {
+  seq: number;
+  consolidated_id: string;
+}
+
+const LINK_BATCH = 2000;
+
+/** Stores a build's links with its version (replacing any of an earlier attempt). */
+export async function storeLinks(sql: Sql, versionId: string, c: Consolidation): Promise<void> {
+  await sql`delete from dataset_entity_links where version_id = ${versionId}`;
+  const rows = c.links.map((l, seq) => ({
+    version_id: versionId,
+    seq,
+    entity_a: l.a,
+    entity_b: l.b,
+    consolidated_id: c.clusterOf.get(l.a) ?? l.a,
+    rule: l.rule,
+    score: l.score,
+    reason: l.reason,
+  }));
+  for (let i = 0; i < rows.length; i += LINK_BATCH)
+    await sql`insert into dataset_entity_links ${sql(rows.slice(i, i + LINK_BATCH))}`;
+}
+
+/** The links of a version in their stored order. */
+export async function versionLinks(sql: Sql, versionId: string): Promise<LinkRow[]> {
+  const out: LinkRow[] = [];
+  await sql<LinkRow[]>`
+    select seq, entity_a as a, entity_b as b, consolidated_id, rule, score, reason
+    from dataset_entity_links where version_id = ${versionId} order by seq`.cursor(5000, (rows) => {
+    out.push(...rows);
+  });
+  return out;
+}
+
+/** entity id → consolidated id of a version, from its stored links. */
+export async function versionClusters(
+  sql: Sql,
+  versionId: string,
+  entities: readonly { entity_id: string; source: string }[],
+): Promise<Map<string, string>> {
+  return clustersFrom(entities, await versionLinks(sql, versionId));
 }
 
 export interface VersionRow {
@@ -113,7 +184,8 @@ export async function loadVersionIndex(
       for (const r of rows) entities.push(r.data);
     },
   );
-  const index = buildIndex(entities, versionId);
+  // grouped by the links the build found and stored: the same entities as the build's own index
+  const index = buildIndex(entities, versionId, await versionClusters(deps.sql, versionId, entities));
   if (v && entities.length > 0) {
     // best effort: the index is usable now; a failed upload only means the next process rebuilds it too
     try {

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type { KV } from '@nats-io/kv';
 import type { Entity, IngestIssue } from '../../ingest/entity.js';
 import { readSource } from '../../ingest/index.js';
+import { consolidate } from '../../matcher/consolidate.js';
 import { buildIndex, indexStats, serializeIndex } from '../../matcher/index.js';
 import { type Bus, type RunningWorker, runWorker } from '../bus/jetstream.js';
 import { STATE_KEYS, type Watch, watchKey } from '../bus/state-kv.js';
@@ -15,12 +16,14 @@ import type { MatcherPool } from '../screening/matcher-pool.js';
 import {
   activeVersion,
   artifactKey,
+  consolidationStats,
   createVersion,
   type DatasetDeps,
   type DatasetStats,
   getVersion,
   loadVersionIndex,
   type SourceSpec,
+  storeLinks,
   type VersionRow,
 } from './dataset-store.js';
 import { checksumPath, localSource, SourceError } from './source-fetch.js';
@@ -204,7 +207,11 @@ export async function buildVersion(
     const refusal = opts.validate?.(stats);
     if (refusal) throw new RefusedError(refusal);
     opts.onProgress?.({ phase: 'indexing', entities: stats.entities });
-    const index = buildIndex(entities, versionId);
+    // entries of different sources that are the same entity, linked and stored with the version
+    const consolidation = consolidate(entities);
+    await storeLinks(sql, versionId, consolidation);
+    stats.consolidation = consolidationStats(consolidation);
+    const index = buildIndex(entities, versionId, consolidation.clusterOf);
     const artifact = serializeIndex(index);
     opts.onProgress?.({ phase: 'storing', entities: stats.entities });
     await store.put(artifactKey(versionId), artifact);
@@ -229,6 +236,7 @@ export async function markFailed(sql: Sql, versionId: string, err: unknown): Pro
     update dataset_versions set status = 'failed', error = ${(err as Error).message ?? String(err)}
     where id = ${versionId} and status = 'building'`;
   await sql`delete from dataset_entities where version_id = ${versionId}`;
+  await sql`delete from dataset_entity_links where version_id = ${versionId}`;
 }
 
 /** A version to be built by a worker (POST /admin/dataset_versions): committed owing its dataset_build job, which is

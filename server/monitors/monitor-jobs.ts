@@ -1,4 +1,5 @@
 import type { Entity } from '../../ingest/entity.js';
+import { clustersFrom } from '../../matcher/consolidate.js';
 import { buildIndex, openIndex } from '../../matcher/index.js';
 import type { Bus, RunningWorker } from '../bus/jetstream.js';
 import { runWorker } from '../bus/jetstream.js';
@@ -78,31 +79,87 @@ export async function claimDue(deps: Pick<MonitorDeps, 'sql' | 'bus'>, limit = 2
   return due.length;
 }
 
-/** On promotion: screens every active monitor against only the entities added or changed between the two versions
- * (a small index built here), records a check where something hits, and marks every monitor as screened against
- * the new version. Resumable: monitors already at the new version are skipped on a redelivery. */
+/** A version's consolidated entities from its stored links: entity id → consolidated id, and consolidated id → its
+ * entries (sorted). Entries linked to none are in neither. */
+async function storedClusters(
+  sql: Sql,
+  versionId: string | null,
+): Promise<{ clusterOf: Map<string, string>; members: Map<string, string[]> }> {
+  const links =
+    versionId === null
+      ? []
+      : await sql<{ a: string; b: string }[]>`
+          select entity_a as a, entity_b as b from dataset_entity_links where version_id = ${versionId} order by seq`;
+  const ids = new Set(links.flatMap((l) => [l.a, l.b]));
+  // an entity id is `${source}:${source_id}` (ingest/entity.ts)
+  const entries = [...ids].map((id) => ({ entity_id: id, source: id.slice(0, id.indexOf(':')) }));
+  const clusterOf = clustersFrom(entries, links);
+  const members = new Map<string, string[]>();
+  for (const [id, cid] of clusterOf) members.set(cid, [...(members.get(cid) ?? []), id]);
+  for (const m of members.values()) m.sort();
+  return { clusterOf, members };
+}
+
+/** The entries to rescreen after a promotion, per consolidated entity: every entry whose list data was added or
+ * changed, with every other entry of its consolidated entity, and every entry whose grouping changed (it joined,
+ * left or changed entity). */
+export function deltaEntries(
+  changedIds: ReadonlySet<string>,
+  before: { clusterOf: Map<string, string>; members: Map<string, string[]> },
+  after: { clusterOf: Map<string, string>; members: Map<string, string[]> },
+): Set<string> {
+  const out = new Set(changedIds);
+  const groupOf = (c: typeof before, id: string) => {
+    const cid = c.clusterOf.get(id);
+    return cid === undefined ? id : (c.members.get(cid) ?? [id]).join(',');
+  };
+  for (const ids of after.members.values()) {
+    const moved = ids.some((id) => changedIds.has(id) || groupOf(before, id) !== groupOf(after, id));
+    if (moved) for (const id of ids) out.add(id);
+  }
+  // entries that were grouped before and are no longer: each is its own entity now
+  for (const id of before.clusterOf.keys()) if (!after.clusterOf.has(id)) out.add(id);
+  return out;
+}
+
+/** On promotion: screens every active monitor against only the consolidated entities added or changed between the
+ * two versions (a small index of their entries built here, grouped as the new version groups them), records a check
+ * where something hits, and marks every monitor as screened against the new version. Resumable: monitors already at
+ * the new version are skipped on a redelivery. */
 export async function rescreenDelta(
   deps: MonitorDeps,
   from: string | null,
   to: string,
 ): Promise<{ changed: number; hits: number }> {
   const { sql } = deps;
-  const changed: Entity[] = [];
-  await sql<{ data: Entity }[]>`
-    select b.data from dataset_entities b
+  const changedIds = new Set<string>();
+  await sql<{ entity_id: string }[]>`
+    select b.entity_id from dataset_entities b
     where b.version_id = ${to}
       and not exists (
         select 1 from dataset_entities a
         where a.version_id = ${from ?? '00000000-0000-0000-0000-000000000000'} and a.entity_id = b.entity_id and a.data = b.data
       )`.cursor(1000, (rows) => {
-    for (const r of rows) changed.push(r.data);
+    for (const r of rows) changedIds.add(r.entity_id);
   });
+  const [before, grouped] = await Promise.all([storedClusters(sql, from), storedClusters(sql, to)]);
+  const wanted = deltaEntries(changedIds, before, grouped);
+  const changed: Entity[] = [];
+  if (wanted.size > 0)
+    await sql<{ data: Entity }[]>`
+      select data from dataset_entities
+      where version_id = ${to} and entity_id = any(${[...wanted].sort()}::text[]) order by entity_id`.cursor(
+      1000,
+      (rows) => {
+        for (const r of rows) changed.push(r.data);
+      },
+    );
   let hits = 0;
   if (changed.length === 0) {
     await sql`update monitors set last_dataset_partition = ${to} where status = 'active'`;
     return { changed: 0, hits };
   }
-  const screener = openIndex(buildIndex(changed, to));
+  const screener = openIndex(buildIndex(changed, to, grouped.clusterOf));
   const local: Screener = async (subject, options) => screener.screen(subject, options);
   const policies = new Map<string, CheckPolicy>();
   let after = '0';

@@ -60,13 +60,15 @@ function applicantSubject(a: ApplicantData, name: string): ScreenSubject {
   };
 }
 
-/** Merges per-subject results: one match per entity, the highest score, strongest first. */
+/** Merges per-subject results: one match per entity (a consolidated entity counts once), the highest score,
+ * strongest first. */
 export function mergeMatches(results: Match[][]): Match[] {
   const best = new Map<string, Match>();
   for (const r of results) {
     for (const m of r) {
-      const prev = best.get(m.entity_id);
-      if (!prev || m.score > prev.score) best.set(m.entity_id, m);
+      const key = m.consolidated_id ?? m.entity_id;
+      const prev = best.get(key);
+      if (!prev || m.score > prev.score) best.set(key, m);
     }
   }
   return [...best.values()].sort((a, b) => b.score - a.score);
@@ -140,9 +142,12 @@ export function amlOutcome(req: AmlScreenRequest, results: ScreenResult[], elaps
   };
 }
 
+/** One alert per entity: a consolidated entity's alert is about the entity (its consolidated id) and names every
+ * entry of it that the screen's scope includes. */
 function alertDraft(m: Match, policy: MatchPolicy): AlertDraft {
+  const sources = m.sources ?? [];
   return {
-    source_entity_id: m.entity_id,
+    source_entity_id: m.consolidated_id ?? m.entity_id,
     evidence: {
       name: m.name,
       source: m.source,
@@ -155,6 +160,21 @@ function alertDraft(m: Match, policy: MatchPolicy): AlertDraft {
       features: m.evidence.features,
       matched_name: m.evidence.matched_name,
       dataset_version: m.evidence.dataset_version,
+      ...(sources.length > 1
+        ? {
+            consolidated_id: m.consolidated_id,
+            sources: sources.map((x) => ({
+              entity_id: x.entity_id,
+              source: x.source,
+              source_id: x.source_id,
+              name: x.name,
+              score: x.score,
+              datasets: x.datasets,
+              programs: x.programs,
+              matched_name: x.matched_name,
+            })),
+          }
+        : {}),
     },
   };
 }
