@@ -10,6 +10,14 @@ export const PERTURB_CLASSES = [
   'reordered',
   'particle_joined',
   'name_typo',
+  // issue 30: variants found in banks' customer files that the classes above do not make
+  'form_spaced',
+  'hyphen',
+  'particle_glued',
+  'form_inside',
+  'company_typos',
+  'short_company_sub',
+  'middle_dropped',
 ] as const;
 export type PerturbClass = (typeof PERTURB_CLASSES)[number];
 
@@ -140,6 +148,58 @@ export function perturb(names: readonly ListName[], perClass: number, seed = 15)
   return out;
 }
 
+/** A legal form at the end of a company name that clerks write without its dots, letter by letter ([pattern,
+ * the letters]): `S.A. DE C.V.` → `S A DE C V`, `SRL` → `S R L`. */
+const SPACED_FORMS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/,? S\.? ?A\.?,? DE C\.? ?V\.?$/, 'S A DE C V'],
+  [/,? SA DE CV$/, 'S A DE C V'],
+  [/,? S\.? ?DE R\.? ?L\.?( DE C\.? ?V\.?)?$/, 'S DE R L DE C V'],
+  [/,? S\.? ?R\.? ?L\.?$/, 'S R L'],
+  [/,? S\.? ?A\.? ?L\.?$/, 'S A L'],
+  [/,? S\.? ?A\.? ?R\.? ?L\.?$/, 'S A R L'],
+  [/,? S\.? ?P\.? ?A\.?$/, 'S P A'],
+  [/,? L\.? ?L\.? ?C\.?$/, 'L L C'],
+  [/,? S\.? ?A\.?$/, 'S A'],
+  [/,? C\.? ?A\.?$/, 'C A'],
+  [/,? B\.? ?V\.?$/, 'B V'],
+];
+
+/** Legal-form words and common company words abbreviated or expanded anywhere in a name. */
+const INSIDE_REWRITES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\bLIMITED LIABILITY COMPANY\b/, 'LTD LIABILITY COMPANY'],
+  [/\bLIMITED LIABILITY COMPANY\b/, 'LIMITED LIABILITY CO'],
+  [/\bOPEN JOINT STOCK COMPANY\b/, 'OPEN JSC'],
+  [/\bCLOSED JOINT STOCK COMPANY\b/, 'CLOSED JSC'],
+  [/\bPUBLIC JOINT STOCK COMPANY\b/, 'PUBLIC JSC'],
+  [/\bJOINT STOCK COMPANY\b/, 'JOINT STOCK CO'],
+  [/\bJOINT STOCK COMPANY\b/, 'JSC'],
+  [/\bJSC\b/, 'JOINT STOCK COMPANY'],
+  [/\bOJSC\b/, 'OPEN JSC'],
+  [/\bCOMPANY\b/, 'CO'],
+  [/\bCO\b/, 'COMPANY'],
+  [/\bLIMITED\b/, 'LTD'],
+  [/\bLTD\b/, 'LIMITED'],
+  [/\bCORPORATION\b/, 'CORP'],
+  [/\bINTERNATIONAL\b/, 'INTL'],
+  [/\bINTL\b/, 'INTERNATIONAL'],
+  [/\bMANUFACTURING\b/, 'MFG'],
+  [/\bBROTHERS\b/, 'BROS'],
+  [/\bINDUSTRIES\b/, 'INDS'],
+  [/\bINDUSTRIAL\b/, 'INDL'],
+  [/\bENGINEERING\b/, 'ENGG'],
+  [/\bDEVELOPMENT\b/, 'DEVT'],
+  [/\bTECHNOLOGY\b/, 'TECH'],
+  [/\bTECHNOLOGIES\b/, 'TECH'],
+  [/\bASSOCIATION\b/, 'ASSN'],
+  [/\bDEPARTMENT\b/, 'DEPT'],
+  [/\bNATIONAL\b/, 'NATL'],
+  [/\bGOVERNMENT\b/, 'GOVT'],
+  [/\bSERVICES\b/, 'SVCS'],
+  [/\bHOLDINGS?\b/, 'HLDGS'],
+];
+
+const DOTTED = /[.,]/g;
+
 function apply(cls: PerturbClass, schema: string, name: string, r: () => number): string | undefined {
   const ws = words(name.replace(/,/g, ' '));
   const org = ORG_SCHEMAS.has(schema);
@@ -191,5 +251,108 @@ function apply(cls: PerturbClass, schema: string, name: string, r: () => number)
       ws[i] = typo(ws[i]!, r);
       return ws.join(' ');
     }
+    case 'form_spaced': {
+      // the legal form at the end written without dots, letter by letter; the rest as written
+      if (!org) return undefined;
+      const hits = SPACED_FORMS.filter(([re]) => re.test(name));
+      if (hits.length === 0) return undefined;
+      const [re, spaced] = hits[0]!;
+      const rest = name.replace(re, '').replace(DOTTED, ' ').trim();
+      return words(rest).length >= 1 ? `${words(rest).join(' ')} ${spaced}` : undefined;
+    }
+    case 'hyphen': {
+      // a hyphen written as a space or left out (the words joined), or a space written as a hyphen
+      if (ws.length < 2) return undefined;
+      const hy = ws.map((w, i) => (/^[A-Z0-9]+-[A-Z0-9]+$/.test(w) ? i : -1)).filter((i) => i >= 0);
+      if (hy.length > 0 && r() < 0.6) {
+        const i = hy[Math.floor(r() * hy.length)]!;
+        ws[i] = ws[i]!.replace('-', r() < 0.5 ? '' : ' ');
+        return ws.join(' ');
+      }
+      const i = Math.floor(r() * (ws.length - 1));
+      ws.splice(i, 2, ws[i]! + (r() < 0.5 ? '-' : '') + ws[i + 1]!);
+      return ws.join(' ');
+    }
+    case 'particle_glued': {
+      // the given names first, as customer files write them (SURNAME, Given → Given SURNAME), and a particle
+      // glued to the next word the way it is typed: BIN MANSOR → BINmansor
+      if (schema !== 'Person') return undefined;
+      const parts = name.split(',').map((x) => x.trim());
+      const ordered = parts.length === 2 ? words(`${parts[1]} ${parts[0]}`) : ws;
+      const at = ordered
+        .map((w, i) => (PARTICLES.has(w) && i + 1 < ordered.length && ordered[i + 1]!.length >= 3 ? i : -1))
+        .filter((i) => i >= 0);
+      if (at.length === 0) return undefined;
+      const i = at[Math.floor(r() * at.length)]!;
+      const next = ordered[i + 1]!;
+      const glued = r() < 0.5 ? ordered[i]! + next.toLowerCase() : ordered[i]! + next;
+      ordered.splice(i, 2, glued);
+      return ordered.join(' ');
+    }
+    case 'form_inside': {
+      // a legal form or common company word abbreviated or expanded anywhere, and one typo in another word of a
+      // long company name
+      if (!org || ws.length < 4) return undefined;
+      const plain = ws.join(' ');
+      const hits = INSIDE_REWRITES.filter(([re]) => re.test(plain));
+      if (hits.length === 0) return undefined;
+      const [re, rep] = hits[Math.floor(r() * hits.length)]!;
+      const out = words(plain.replace(re, rep));
+      const changed = new Set(words(rep));
+      const at = out
+        .map((w, i) => (w.length >= 5 && !changed.has(w) && !FORM_WORDS.has(w) ? i : -1))
+        .filter((i) => i >= 0);
+      if (at.length === 0) return undefined;
+      const i = at[Math.floor(r() * at.length)]!;
+      out[i] = typo(out[i]!, r);
+      return out.join(' ');
+    }
+    case 'company_typos': {
+      // token-level typos in a long company name: one in a word of 4+ letters per three words
+      if (!org || ws.length < 3) return undefined;
+      const at = ws.map((w, i) => (w.length >= 4 && !FORM_WORDS.has(w) ? i : -1)).filter((i) => i >= 0);
+      const n = Math.min(at.length, Math.floor(ws.length / 3));
+      if (n === 0) return undefined;
+      for (let k = 0; k < n; k++) {
+        const j = Math.floor(r() * at.length);
+        const i = at.splice(j, 1)[0]!;
+        ws[i] = typo(ws[i]!, r);
+      }
+      return ws.join(' ');
+    }
+    case 'short_company_sub': {
+      // one letter changed (not the first) in a company name of one or two words of 4+ letters
+      if (!org) return undefined;
+      const nameWords = ws.filter(
+        (w) => !FORM_WORDS.has(w) && !/^(LLC|LTD|JSC|SA|AG|INC|CO|CORP|PLC|OOO)\.?$/.test(w),
+      );
+      if (nameWords.length < 1 || nameWords.length > 2) return undefined;
+      const at = ws
+        .map((w, i) => (/^[A-Z]{5,}$/.test(w) && nameWords.includes(w) ? i : -1))
+        .filter((i) => i >= 0);
+      if (at.length === 0) return undefined;
+      const i = at[Math.floor(r() * at.length)]!;
+      ws[i] = substitute(ws[i]!, r);
+      return ws.join(' ');
+    }
+    case 'middle_dropped': {
+      // a middle name left out of a four-part person name
+      if (schema !== 'Person') return undefined;
+      const parts = name.split(',').map((x) => x.trim());
+      const ordered = parts.length === 2 ? words(`${parts[1]} ${parts[0]}`) : ws;
+      if (ordered.length !== 4) return undefined;
+      const i = 1 + Math.floor(r() * 2);
+      if (PARTICLES.has(ordered[i]!)) return undefined;
+      ordered.splice(i, 1);
+      return ordered.join(' ');
+    }
   }
+}
+
+/** One letter (not the first) replaced by another letter. */
+function substitute(word: string, r: () => number): string {
+  const i = 1 + Math.floor(r() * (word.length - 1));
+  let c = LETTERS[Math.floor(r() * LETTERS.length)]!;
+  if (c === word[i]) c = c === 'A' ? 'E' : 'A';
+  return word.slice(0, i) + c + word.slice(i + 1);
 }

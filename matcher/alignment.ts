@@ -2,8 +2,9 @@
 // the joined/split alternative, acronyms, the nasab order, legal-form families and the Han/Hangul character cap.
 
 import { editRatio, lrAlike, setLrAlike } from './edit-distance.js';
+import { canonicalWord, foldToken, type NormalizedName } from './normalize.js';
 import { type PreparedName, prepareNormalized } from './prepared-name.js';
-import { GENERIC, PARTICLES, unmatchedCostOf } from './token-facts.js';
+import { GENERIC, GLUE_HEAD_TOKENS, GLUE_HEADS, PARTICLES, unmatchedCostOf } from './token-facts.js';
 import { pairSimilarity } from './token-similarity.js';
 import { ACRONYM_DISCOUNT, BIN_SWAP, FORM_CONFLICT, SCORE_PARAMS, type ScoreParams } from './weights.js';
 
@@ -47,6 +48,12 @@ export function nameSimilarity(
     if (qa) s = Math.max(s, ACRONYM_DISCOUNT * alignSimilarity(q, qa, org, p));
     const ca = collapseAcronym(c, q);
     if (ca) s = Math.max(s, ACRONYM_DISCOUNT * alignSimilarity(ca, c, org, p));
+    // a particle written together with the next word on one side (BINmansor ↔ BIN MANSOR, DEgeetere ↔ DE GEETERE),
+    // wherever the two stand in the names
+    const qg = splitGluedParticle(q, c);
+    if (qg) s = Math.max(s, p.joinedDiscount * alignSimilarity(qg, c, org, p));
+    const cg = splitGluedParticle(c, q);
+    if (cg) s = Math.max(s, p.joinedDiscount * alignSimilarity(q, cg, org, p));
   }
   // both written in Han or Hangul: a character is a whole syllable, and two spellings that romanise alike
   // (高石/高市, 종/정) are different names; the character-level similarity caps the score
@@ -66,6 +73,47 @@ export function collapseAcronym(a: PreparedName, b: PreparedName): PreparedName 
     return prepareNormalized({ tokens, legalForms: b.legalForms, abjad: b.abjad });
   }
   return undefined;
+}
+
+/** If a token of `a` is a particle of `b` (al, bin, abu, de, van …, abdul) written together with another token of
+ * `b`, in any of the particle's spellings (BINmansor, BENazza, ELkhansa, ABDULrahim), returns `a` with that token
+ * split into the two. The other token is usually the next one, but list names written `RAHIM, Mufti Abdul` put the
+ * particle last. */
+export function splitGluedParticle(a: PreparedName, b: PreparedName): PreparedName | undefined {
+  const nb = Math.min(b.tokens.length, MAX_T);
+  const na = Math.min(a.tokens.length, MAX_T);
+  if (nb < 2) return undefined;
+  for (let j = 0; j < nb; j++) {
+    const head = b.tokens[j]!;
+    if (!GLUE_HEAD_TOKENS.has(head)) continue;
+    for (let k = 0; k < nb; k++) {
+      if (k === j) continue;
+      const next = b.tokens[k]!;
+      for (let i = 0; i < na; i++) {
+        if (!gluedTo(a.tokens[i]!, head, next)) continue;
+        const tokens = [...a.tokens.slice(0, i), head, next, ...a.tokens.slice(i + 1)];
+        const n: NormalizedName = { tokens, legalForms: a.legalForms, abjad: a.abjad };
+        if (a.cjk) n.cjk = a.cjk;
+        return prepareNormalized(n);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Whether the folded word `t` is a spelling of the particle `head` glued to the folded token `next`: it starts with
+ * one of the particle's spellings and the rest is `next` or a spelling of it (ABDULkareem: karem, a spelling of
+ * karim), or folding the two written together gives `t` (DELVALLE folds to delval, DEL VALLE to del vale; ABUyahya to
+ * abuiahia, ABU YAHYA to abu yahia). */
+function gluedTo(t: string, head: string, next: string): boolean {
+  if (t.length < next.length) return false;
+  for (let k = 2; k <= 5 && k + 2 <= t.length; k++) {
+    const pre = t.slice(0, k);
+    if (GLUE_HEADS.get(pre) !== head) continue;
+    const rest = t.slice(k);
+    if (rest === next || canonicalWord(rest) === next || foldToken(pre + next) === t) return true;
+  }
+  return false;
 }
 
 /** Whether a token of this length can stand for a run of initials of a name of `nb` tokens. */

@@ -29,6 +29,8 @@ const {
   PK_PARTICLE,
   PK_GENERIC,
   PK_PATRONYMIC,
+  PK_GLUED,
+  PK_GLUE_HEAD,
   PK_LEN_BITS,
   MASK_DIGIT,
   MASK_OTHER,
@@ -169,7 +171,7 @@ const sideCurved = new Float64Array(MAX_T);
  * It starts with a cheap pass that runs no edit distance and reads no string (q.packed and c.packed only); when
  * that bound is `exactFrom` or more, an exact pass scores the token pairs the cheap pass could not rule out with
  * tokenSimilarity itself and the joined strings with editRatio (what alignScore computes first), a tighter bound
- * for about the cost of that step. 1 (no bound) for what it does not cover: a possible acronym, an initial
+ * for about the cost of that step. 1 (no bound) for what it does not cover: a possible acronym or glued particle, an initial
  * (single-letter token), more than MAX_T tokens. Why it is admissible:
  * - each token pair is bounded by tokenBound (abjadTokenBound in abjad mode: the skeleton rule too) or is its
  *   tokenSimilarity; u_i / v_j = the best bound of a token
@@ -275,10 +277,24 @@ function notCovered(
   if ((flags & F_INITIAL) !== 0) return 1;
   if (
     mayCollapse(qp, qo, nq, cp[co + HDR_INITIALS]!, nc) ||
-    mayCollapse(cp, co, nc, qp[qo + HDR_INITIALS]!, nq)
+    mayCollapse(cp, co, nc, qp[qo + HDR_INITIALS]!, nq) ||
+    mayGlue(qp, qo, nq, cp, co, nc) ||
+    mayGlue(cp, co, nc, qp, qo, nq)
   )
     return 1;
   return -1;
+}
+
+/** A necessary condition of splitGluedParticle(a, b): a glue-head token of `b` besides another token, and a token of
+ * `a` that starts with a glued particle (the rest may be any spelling of the other token, so its letters are not
+ * read). */
+function mayGlue(a: Int32Array, ao: number, na: number, b: Int32Array, bo: number, nb: number): boolean {
+  if (nb < 2) return false;
+  let head = false;
+  for (let j = 0; j < nb && !head; j++) head = (b[bo + T0 + j * PK + PK_LEN]! & PK_GLUE_HEAD) !== 0;
+  if (!head) return false;
+  for (let i = 0; i < na; i++) if ((a[ao + T0 + i * PK + PK_LEN]! & PK_GLUED) !== 0) return true;
+  return false;
 }
 
 /** A necessary condition of collapseAcronym(a, b): a token of `a` (packed at `ao`) that may be an acronym and whose

@@ -286,6 +286,39 @@ export const ORG_GENERIC_WORDS: readonly string[] = [
   'mexico',
 ];
 
+/** Abbreviations of common company words, as registries and clerks write them (Companies House's and the SEC's
+ * abbreviation lists): read as the full word anywhere in a company or untyped name, so `UNITED INTL TRADING` and
+ * `United International Trading` are one name. Legal-form words (ltd, co, corp, inc, jsc) are the forms table's. */
+export const COMPANY_WORD_ABBREVIATIONS: Readonly<Record<string, string>> = {
+  intl: 'international',
+  int: 'international',
+  mfg: 'manufacturing',
+  mfrs: 'manufacturers',
+  bros: 'brothers',
+  inds: 'industries',
+  indl: 'industrial',
+  engg: 'engineering',
+  devt: 'development',
+  dvlpt: 'development',
+  assn: 'association',
+  assoc: 'associates',
+  dept: 'department',
+  natl: 'national',
+  govt: 'government',
+  svcs: 'services',
+  svc: 'service',
+  hldgs: 'holdings',
+  hldg: 'holding',
+  grp: 'group',
+  mgmt: 'management',
+  tech: 'technology',
+  technologies: 'technology',
+  trdg: 'trading',
+  invt: 'investment',
+  ctr: 'center',
+  centre: 'center',
+};
+
 /** Readings of common Japanese family names written in kanji (any-ascii gives the Chinese reading). A Han run
  * of 3–4 characters that starts with one of these is read as a Japanese name: family name + given name. */
 export const JAPANESE_FAMILY_NAMES: Readonly<Record<string, string>> = {

@@ -5,6 +5,7 @@ import { burmeseWords, MYANMAR_RE } from './burmese.js';
 import { FOREIGN_NAME_DOT_RE, hanForeignReading, hanRussianReadings } from './han-foreign.js';
 import { KATAKANA_RE, kanaOlderReading, kanaRunReading } from './kana-foreign.js';
 import {
+  COMPANY_WORD_ABBREVIATIONS,
   HONORIFICS,
   JAPANESE_FAMILY_NAMES,
   JAPANESE_GIVEN_NAMES,
@@ -132,6 +133,23 @@ for (const group of NAME_VARIANT_GROUPS) {
   }
 }
 
+/** A particle (al, bin, abu, de, van …) or `abdul`, which are written glued to the next word (BINmansor,
+ * ELkhansa, ABDULrahim): the folded spellings of each, canonical spelling by spelling (el → al, ben → bin,
+ * abd → abdul). */
+export function glueHeads(particles: ReadonlySet<string>): Map<string, string> {
+  const heads = new Map<string, string>();
+  for (const p of particles) if (p.length >= 2) heads.set(p, p);
+  heads.set('abdul', 'abdul');
+  for (const [spelling, canon] of VARIANTS)
+    if (heads.get(canon) === canon && spelling.length >= 2) heads.set(spelling, canon);
+  return heads;
+}
+
+/** A folded word's canonical token in the variant table (karem → karim), or the word itself. */
+export function canonicalWord(folded: string): string {
+  return canonicalToken(foldToken(folded));
+}
+
 function canonicalToken(folded: string): string {
   const direct = VARIANTS.get(folded);
   if (direct !== undefined) return direct;
@@ -205,6 +223,8 @@ const LEGAL_FORMS: ReadonlyArray<readonly [string, string]> = [
   ['societe anonyme', 'sa'],
   ['sociedad anonima', 'sa'],
   ['sa de cv', 'sa'],
+  ['sal', 'sa'],
+  ['ca', 'sa'],
   ['sab de cv', 'sa'],
   ['sapi de cv', 'sa'],
   ['s de rl de cv', 'sa'],
@@ -258,6 +278,46 @@ const LEGAL_FORMS: ReadonlyArray<readonly [string, string]> = [
   ['fz llc', 'fze'],
   ['wll', 'llc'],
 ];
+/** Legal-form words written abbreviated or in full inside a form phrase (`LTD LIABILITY COMPANY`, `OPEN JSC`): each
+ * phrase is also recognised with any of its words swapped for the other spelling. */
+const FORM_WORD_SPELLINGS: Readonly<Record<string, readonly string[]>> = {
+  limited: ['ltd'],
+  ltd: ['limited'],
+  company: ['co'],
+  co: ['company'],
+  corporation: ['corp'],
+  incorporated: ['inc'],
+  private: ['pvt'],
+  'joint stock company': ['jsc'],
+};
+
+function formPhraseSpellings(phrase: string): string[] {
+  let out = [phrase];
+  for (const [word, others] of Object.entries(FORM_WORD_SPELLINGS)) {
+    const next: string[] = [];
+    for (const p of out) {
+      next.push(p);
+      const re = new RegExp(`(^| )${word}(?= |$)`);
+      if (re.test(p)) for (const o of others) next.push(p.replace(re, `$1${o}`));
+    }
+    out = next;
+  }
+  return out;
+}
+
+/** LEGAL_FORMS with every phrase's other spellings (formPhraseSpellings), each phrase once, first listing first. */
+const ALL_FORMS: ReadonlyArray<readonly [string, string]> = (() => {
+  const seen = new Set<string>();
+  const out: [string, string][] = [];
+  for (const [phrase, code] of LEGAL_FORMS)
+    for (const p of formPhraseSpellings(phrase))
+      if (!seen.has(p)) {
+        seen.add(p);
+        out.push([p, code]);
+      }
+  return out;
+})();
+
 /** Short forms that are also plausible name tokens (Pol Pot, Kim Sa …): only stripped from person-like
  * names when at the end and when at least two other tokens remain. */
 const AMBIGUOUS_FORMS = new Set([
@@ -274,6 +334,8 @@ const AMBIGUOUS_FORMS = new Set([
   'co',
   'oy',
   'kk',
+  'sal',
+  'ca',
 ]);
 
 interface FormEntry {
@@ -281,7 +343,7 @@ interface FormEntry {
   code: string;
 }
 const FORMS_BY_FIRST = new Map<string, FormEntry[]>();
-for (const [phrase, code] of LEGAL_FORMS) {
+for (const [phrase, code] of ALL_FORMS) {
   const words = phrase.split(' ');
   const list = FORMS_BY_FIRST.get(words[0]!) ?? [];
   list.push({ words, code });
@@ -411,6 +473,57 @@ function osa(a: string, b: string, max: number): number {
     prev = cur;
   }
   return prev[m]!;
+}
+
+/** The words legal-form phrases are made of (sa, de, cv, srl, llc …), for recognising a form written letter by
+ * letter. */
+const FORM_PHRASE_WORDS = new Set(LEGAL_FORMS.flatMap(([phrase]) => phrase.split(' ')));
+
+/**
+ * A legal form written without its dots, letter by letter (`s a de c v`, `s r l`, `l l c`, `s a l`): each run of two
+ * or more one-letter words that spells a word of a legal-form phrase becomes that word, so the form is recognised
+ * (and peeled) like `S.A. de C.V.` or `SRL`. A two-letter run only at the name's end or before another form word
+ * (`s a de c v`), so initials at the start (`A B Trading`) stay initials.
+ */
+function isLetter(w: string): boolean {
+  return w.length === 1 && w >= 'a' && w <= 'z';
+}
+
+export function joinSpelledForms(words: string[]): string[] {
+  let out: string[] | undefined;
+  for (let i = 0; i < words.length; ) {
+    let j = i;
+    while (j < words.length && isLetter(words[j]!)) j++;
+    if (j - i >= 2 && i > 0) {
+      const joined = words.slice(i, j).join('');
+      const next = words[j];
+      const placed = joined.length >= 3 || next === undefined || FORM_PHRASE_WORDS.has(next);
+      if (placed && FORM_PHRASE_WORDS.has(joined)) {
+        out ??= words.slice(0, i);
+        out.push(joined);
+        i = j;
+        continue;
+      }
+    }
+    const end = Math.max(j, i + 1);
+    if (out) for (let k = i; k < end; k++) out.push(words[k]!);
+    i = end;
+  }
+  return out ?? words;
+}
+
+/** Common company words written abbreviated (intl, mfg, bros …) read as the full word (COMPANY_WORD_ABBREVIATIONS),
+ * except a name's only word. */
+export function expandCompanyWords(words: string[]): string[] {
+  if (words.length < 2) return words;
+  let out: string[] | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const full = COMPANY_WORD_ABBREVIATIONS[words[i]!];
+    if (full === undefined) continue;
+    out ??= words.slice();
+    out[i] = full;
+  }
+  return out ?? words;
 }
 
 /** Every legal-form code, for callers that want to recognise them. */
@@ -664,6 +777,10 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
 
   // legal forms: replace phrases by markers, then peel markers and connectives off both ends; a misspelt
   // form word (limietd, compnay) is read as the form when its phrase ends up peeled at an edge
+  if (kind !== 'person') {
+    words = joinSpelledForms(words);
+    words = expandCompanyWords(words);
+  }
   const asWritten = words;
   const fixed = kind === 'person' ? words : words.map((w) => fuzzyFormWord(w) ?? w);
   const items: Item[] = [];

@@ -1,7 +1,7 @@
 // A prepared name as numbers (packName): a header, then five int32 per token. The score bound (name-bound.ts) reads
 // these contiguous numbers instead of the name's strings; the screener copies them into its arena.
 import { fnv1a } from './keys.js';
-import { GENERIC, PARTICLES, PATRONYMIC_END } from './token-facts.js';
+import { GENERIC, GLUE_HEAD_TOKENS, gluedHead, PARTICLES, PATRONYMIC_END } from './token-facts.js';
 
 /** packName: five int32 per token. */
 const PK = 5;
@@ -19,6 +19,10 @@ const PK_SK_LONG = 0xff;
 const PK_PARTICLE = 1 << 16;
 const PK_GENERIC = 1 << 17;
 const PK_PATRONYMIC = 1 << 18;
+/** the token starts with a particle's spelling glued to 2+ letters (gluedHead) */
+const PK_GLUED = 1 << 19;
+/** the token is a particle that is written glued to the next word (GLUE_HEAD_TOKENS) */
+const PK_GLUE_HEAD = 1 << 28;
 const PK_LEN_BITS = 0xffff;
 
 const MASK_DIGIT = 1 << 26;
@@ -78,6 +82,8 @@ export function packName(
       (PARTICLES.has(t) ? PK_PARTICLE : 0) |
       (GENERIC.has(t) ? PK_GENERIC : 0) |
       (PATRONYMIC_END.test(t) ? PK_PATRONYMIC : 0) |
+      (gluedHead(t) !== undefined ? PK_GLUED : 0) |
+      (GLUE_HEAD_TOKENS.has(t) ? PK_GLUE_HEAD : 0) |
       (Math.min(skels[i]!.length, PK_SK_LONG) << PK_SK_SHIFT);
     out[o + PK_FIRST] = t.charCodeAt(0);
     out[o + PK_STEM] = fnv1a(t.slice(0, -2)) | 0;
@@ -101,6 +107,8 @@ export const PACKED = Object.freeze({
   PK_PARTICLE,
   PK_GENERIC,
   PK_PATRONYMIC,
+  PK_GLUED,
+  PK_GLUE_HEAD,
   PK_LEN_BITS,
   MASK_DIGIT,
   MASK_OTHER,

@@ -5,7 +5,7 @@ import type { IndexView } from './index-view.js';
 import { KEY_IDENT, KEY_SKEL, KEY_TOKEN, keyWeight, nameKeys } from './keys.js';
 import { alternativeReadings, normalizeName } from './normalize.js';
 import { type PreparedName, prepareNormalized } from './prepared-name.js';
-import { tokenWeight } from './token-facts.js';
+import { splitGluedTokens, tokenWeight } from './token-facts.js';
 import type { ScreenSubject } from './types.js';
 
 /** Weight of a one-consonant-deleted skeleton key relative to a skeleton key. */
@@ -78,6 +78,9 @@ export function queryKeys(view: IndexView, subject: ScreenSubject): QueryKeys {
     const nn = normalizeName(q.raw, sk.kind);
     q.prepared.set(sk.kind, prepareNormalized(nn));
     nameKeys(nn, keySet);
+    // a particle glued to the next word (ABDULrahim): the keys of the two words apart too
+    const split = splitGluedTokens(nn);
+    if (split) nameKeys(split, keySet);
     for (const k of keySet) {
       // short tokens identify little even when rare
       const lenW = k[0] === 't' ? Math.min(1, tokenWeight(k.slice(1)) / 4) : 1;

@@ -1,7 +1,7 @@
 // What a folded token is worth to scoring, shared by preparation, alignment and the bound: particles and generic
 // company words (which weigh little when unmatched), token weights, digits, patronymic endings.
 import { ORG_GENERIC_WORDS } from './name-variants.js';
-import { normalizeName } from './normalize.js';
+import { canonicalWord, glueHeads, type NormalizedName, normalizeName } from './normalize.js';
 
 /** Particles that carry little identity: they still align but weigh little when unmatched. */
 export const PARTICLES = new Set([
@@ -33,6 +33,45 @@ export const PARTICLES = new Set([
   'mc',
   'st',
 ]);
+
+/** The folded spellings of the particles (and abdul) that are written glued to the next word, each to its canonical
+ * token (el → al, ben → bin): BINmansor ↔ BIN MANSOR, ELkhansa ↔ EL KHANSA. */
+export const GLUE_HEADS: ReadonlyMap<string, string> = glueHeads(PARTICLES);
+/** The canonical tokens among GLUE_HEADS' values. */
+export const GLUE_HEAD_TOKENS: ReadonlySet<string> = new Set(GLUE_HEADS.values());
+
+/** The canonical particle a token starts with when it is one glued to a word of 2+ letters, or undefined. */
+export function gluedHead(t: string): string | undefined {
+  for (let k = 2; k <= 5 && k + 2 <= t.length; k++) {
+    const h = GLUE_HEADS.get(t.slice(0, k));
+    if (h !== undefined) return h;
+  }
+  return undefined;
+}
+
+/** `n` with every token that starts with a glued particle split in two (abdulkarem → abdul karim), or undefined when
+ * it has none: a query's extra retrieval keys, so a list name that writes the two apart is found. */
+export function splitGluedTokens(n: NormalizedName): NormalizedName | undefined {
+  let out: string[] | undefined;
+  for (let i = 0; i < n.tokens.length; i++) {
+    const t = n.tokens[i]!;
+    let split: string[] | undefined;
+    for (let k = 2; k <= 5 && k + 3 <= t.length; k++) {
+      const h = GLUE_HEADS.get(t.slice(0, k));
+      if (h !== undefined) {
+        split = [h, canonicalWord(t.slice(k))];
+        break;
+      }
+    }
+    if (split === undefined) {
+      out?.push(t);
+      continue;
+    }
+    out ??= n.tokens.slice(0, i);
+    out.push(...split);
+  }
+  return out === undefined ? undefined : { tokens: out, legalForms: n.legalForms, abjad: n.abjad };
+}
 
 /** Unmatched generic/geographic words cost this fraction of a distinctive token in org names. */
 export const GENERIC = new Set(ORG_GENERIC_WORDS.flatMap((w) => normalizeName(w, 'org').tokens));

@@ -1,15 +1,17 @@
 // One test per phase-2 normalisation / scoring rule (see docs/matching.md).
 import { describe, expect, it } from 'vitest';
-import { collapseAcronym, formsConflict } from '../../matcher/alignment.js';
+import { collapseAcronym, formsConflict, splitGluedParticle } from '../../matcher/alignment.js';
 import { compare } from '../../matcher/compare.js';
 import { editRatio, letterBound, osaDistance } from '../../matcher/edit-distance.js';
 import { buildIndex, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
 import { nameKeys, slipKey } from '../../matcher/keys.js';
 import {
   alternativeReadings,
+  expandCompanyWords,
   fixTailForm,
   foldToken,
   fuzzyFormWord,
+  joinSpelledForms,
   normalizeName,
   romanToNumber,
   skeleton,
@@ -376,5 +378,83 @@ describe('series numbers, endings and unknown spellings (issue 15, second pass)'
     expect(
       screener.screen({ name: 'Vladimir Batson' }, options).matches.map((m) => m.entity_id),
     ).not.toContain('t:putin');
+  });
+});
+
+describe('unseen variants (issue 30)', () => {
+  it('recognises a legal form written without its dots, letter by letter, wherever a form is recognised', () => {
+    expect(joinSpelledForms(['comercial', 'joana', 's', 'a', 'de', 'c', 'v'])).toEqual([
+      'comercial',
+      'joana',
+      'sa',
+      'de',
+      'cv',
+    ]);
+    for (const [spaced, dotted] of [
+      ['COMERCIAL JOANA S A DE C V', 'COMERCIAL JOANA, S.A. DE C.V.'],
+      ['INKUORTYN FIVE S R L', 'INKUORTYN FIVE SRL'],
+      ['BANK OF BEIRUT S A L', 'BANK OF BEIRUT S.A.L.'],
+      ['TACO L L C', 'TACO LLC'],
+      ['comercial joana sa de cv', 'COMERCIAL JOANA, S.A. DE C.V.'],
+    ])
+      expect(normalizeName(spaced!, 'org')).toEqual(normalizeName(dotted!, 'org'));
+    expect(company('comercial joana s a de c v', 'COMERCIAL JOANA, S.A. DE C.V.')).toBe(1);
+    // one-letter runs that spell no form word, or two letters at the start, stay initials
+    expect(joinSpelledForms(['j', 'r', 'r', 'tolkien'])).toEqual(['j', 'r', 'r', 'tolkien']);
+    expect(joinSpelledForms(['a', 'b', 'trading'])).toEqual(['a', 'b', 'trading']);
+    // person names are never read for spelled forms
+    expect(normalizeName('Maria S A', 'person').tokens).toHaveLength(3);
+  });
+
+  it('recognises a legal-form phrase with any of its words abbreviated or expanded, and company words abbreviated', () => {
+    expect(normalizeName('ABC TRADING LTD LIABILITY COMPANY', 'org')).toEqual(
+      normalizeName('ABC TRADING LIMITED LIABILITY COMPANY', 'org'),
+    );
+    expect(normalizeName('OPEN JSC NEFTEGAZ', 'org')).toEqual(
+      normalizeName('OPEN JOINT STOCK COMPANY NEFTEGAZ', 'org'),
+    );
+    expect(expandCompanyWords(['united', 'intl', 'mfg'])).toEqual([
+      'united',
+      'international',
+      'manufacturing',
+    ]);
+    expect(
+      company(
+        'UNITED ELECTRONICS INTL GROUP CO LTD',
+        'United Electronics International Group Company Limited',
+      ),
+    ).toBe(1);
+    // a name's only word is left as written, and another name with the same words is no match
+    expect(expandCompanyWords(['tech'])).toEqual(['tech']);
+    expect(company('OPEN JSC NEFTEGAZ', 'OPEN JOINT STOCK COMPANY GAZPROM')).toBeLessThan(T);
+  });
+
+  it('splits a particle glued to another word of the other name (BINmansor, ELkhansa, DELVALLE, ABDULkareem)', () => {
+    const glued = (a: string, b: string) =>
+      splitGluedParticle(prepareName(a, 'person'), prepareName(b, 'person'));
+    expect(glued('Amran BINmansor', 'BIN MANSOR, Amran')?.tokens).toEqual(['amran', 'bin', 'mansor']);
+    expect(glued('Ahmad ELkhansa', 'EL KHANSA, Ahmad')?.tokens).toEqual(['ahmed', 'al', 'hansa']);
+    expect(person('Tom DEgeetere', 'DE GEETERE, Tom')).toBeGreaterThanOrEqual(T);
+    expect(person('OMAR ALFREDO JACOME DELVALLE', 'JACOME DEL VALLE, Omar Alfredo')).toBeGreaterThanOrEqual(
+      T,
+    );
+    expect(person('GABRIL ABDULkareem BADRI', 'BADRI, Gabril Abdul Kareem')).toBeGreaterThanOrEqual(T);
+    expect(person('ABUyahya AL-LIBI', 'AL-LIBI, Abu Yahya')).toBeGreaterThanOrEqual(T);
+    // only a particle of the other name, and only its other word: Delgado is not Del + another name
+    expect(glued('Maria Delgado', 'Maria Gado')).toBeUndefined();
+    expect(glued('Tom DEgeetere', 'DE GEERTS, Tom')).toBeUndefined();
+    expect(person('Tom DEgeetere', 'DE GEERTS, Tom')).toBeLessThan(T);
+  });
+
+  it('retrieves a list name that writes a glued particle apart', () => {
+    const entities = [
+      personEntity('t', 'g', 'DE GEETERE, Tom'),
+      ...Array.from({ length: 40 }, (_, i) => personEntity('t', `o${i}`, `Tom ${'bcdfg'[i % 5]}eeter${i}`)),
+    ];
+    const screener = openIndex(buildIndex(entities, 't'));
+    const options = { datasets: ['sanctions' as const], policy: DEFAULT_POLICY, limit: 3 };
+    expect(screener.screen({ name: 'Tom DEgeetere', type: 'person' }, options).matches[0]?.entity_id).toBe(
+      't:g',
+    );
   });
 });
