@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { AML_DATASETS, type AmlDataset, type Entity } from '../../ingest/entity.js';
 import { FORMATS, listBytesRead, pathBytes, readSource } from '../../ingest/index.js';
+import { consolidate } from '../../matcher/consolidate.js';
 import { buildIndex, compare, DEFAULT_POLICY, indexStats, openIndex } from '../../matcher/index.js';
 import type { ScreenSubject } from '../../matcher/types.js';
 import { CompareIn, SubjectIn } from '../../schemas/subjects.js';
@@ -144,12 +145,16 @@ export async function screenCommand(argv: string[]): Promise<number> {
       }
     }
   }
+  bar.update({ phase: 'linking', count: entities.length, noun: 'entities' });
+  // entries of several lists that are the same entity: one match each, as the service screens
+  const consolidation = consolidate(entities);
   bar.update({ phase: 'indexing', count: entities.length, noun: 'entities' });
-  const data = buildIndex(entities, 'cli');
+  const data = buildIndex(entities, 'cli', consolidation.clusterOf);
   bar.end();
   const stats = indexStats(data);
   process.stderr.write(
-    `index: ${stats.entities} entities, ${stats.names} names, ${(stats.bytes / 1048576).toFixed(1)} MiB, ` +
+    `index: ${stats.entities} entities (${consolidation.entities_after} after linking ${consolidation.links.length} ` +
+      `across lists), ${stats.names} names, ${(stats.bytes / 1048576).toFixed(1)} MiB, ` +
       `${issues} ingest issues, ready in ${Math.round(performance.now() - started)} ms\n`,
   );
   const screener = openIndex(data);
@@ -177,6 +182,17 @@ export async function screenCommand(argv: string[]): Promise<number> {
           score: m.score,
           datasets: m.datasets,
           evidence: m.evidence,
+          // one match per entity: every list entry of it, each with its own score and best-matching name
+          consolidated_id: m.consolidated_id,
+          sources: m.sources.map((x) => ({
+            entity_id: x.entity_id,
+            source: x.source,
+            source_id: x.source_id,
+            name: x.name,
+            score: x.score,
+            programs: x.programs,
+            matched_name: x.matched_name,
+          })),
         })),
         took_ms: Math.round((performance.now() - t0) * 1000) / 1000,
         ...(warnings.length ? { line: lineNo, warnings } : {}),
