@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiAlert, ApiFlow } from '../helpers/api-types.js';
 import { expectCatalogueEvents } from '../helpers/events.js';
 import {
   call,
@@ -15,21 +16,8 @@ import {
 import { waitFor } from '../helpers/wait.js';
 
 type Json = Record<string, unknown>;
-interface Alert {
-  id: string;
-  check_id: string;
-  state: string;
-  subject_ref: string;
-  source_entity_id: string;
-  evidence: Json;
-  batch_id: string | null;
-  disposed_by: string | null;
-}
-interface Flow {
-  id: string;
-  applicant_id: string;
-  checks: { id: string; check_type: string; alert_count: number; dataset_versions: string[] }[];
-}
+type Alert = ApiAlert;
+type Flow = ApiFlow;
 interface ErrorBody {
   error: { code: string };
 }

@@ -1,38 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiAlert, ApiFlow } from '../helpers/api-types.js';
 import { expectCatalogueEvents } from '../helpers/events.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 
 type Role = 'analyst' | 'supervisor' | 'admin';
 type Json = Record<string, unknown>;
-interface Alert {
-  id: string;
-  check_id: string;
-  state: string;
-  subject_ref: string;
-  source_entity_id: string;
-  evidence: Json;
-  four_eyes_required: boolean;
-  assigned_to: string | null;
-  reviewed_by: string | null;
-  disposed_by: string | null;
-  disposed_at: string | null;
-  disposition: string | null;
-  disposition_reason: string | null;
-  disposition_evidence: Json[];
-  escalated_at: string | null;
-  queue_sla_at: string | null;
-  created_at: string;
-  updated_at: string;
-  review_reason: string | null;
-  applicant: { id: string; external_id: string | null; name: string | null } | null;
-  assignee: { id: string; name: string; role: string } | null;
-  check: { id: string; status: string; decision: string | null } | null;
-}
-interface Flow {
-  id: string;
-  applicant_id: string;
-  checks: { id: string; alert_count: number }[];
-}
+type Alert = ApiAlert;
+type Flow = ApiFlow;
 interface ErrorBody {
   error: { code: string };
 }

@@ -1,19 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiApplicant } from '../helpers/api-types.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 
-interface Applicant {
-  id: string;
-  external_id: string | null;
-  legal_name_first: string | null;
-  legal_name_last: string | null;
-  business_name: string | null;
-  email_hash: string | null;
-  email_hint: string | null;
-  internal_status: string;
-  risk_tier: string | null;
-  custom_attributes: Record<string, unknown>;
-  address_city: string | null;
-}
+type Applicant = ApiApplicant;
 interface Page {
   items: Applicant[];
   next_cursor: string | null;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiCheck } from '../helpers/api-types.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -7,10 +8,7 @@ import { waitFor } from '../helpers/wait.js';
 // accepted by an API-only process (nothing consumes its chunks), the policy changes, and only then does a worker
 // process join and screen the chunks.
 
-interface Check {
-  policy_version: string;
-  evidence: { review_threshold: number; fail_threshold: number };
-}
+type Check = ApiCheck<{ review_threshold: number; fail_threshold: number }>;
 
 let api: TestApp;
 let worker: TestApp | undefined;

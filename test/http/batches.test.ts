@@ -2,18 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processChunk } from '../../server/batches/batch-worker.js';
+import type { ApiBatch } from '../helpers/api-types.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
 
-interface Batch {
-  id: string;
-  status: string;
-  subject_count: number;
-  completed_count: number;
-  error_count: number;
-  completed_at: string | null;
-}
+type Batch = ApiBatch;
 
 const records = (n: number, listedEvery = 0) =>
   Array.from({ length: n }, (_, i) => ({

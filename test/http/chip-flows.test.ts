@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiCheck, ApiFlow } from '../helpers/api-types.js';
 import {
   aaSign,
   encodeJ2k,
@@ -32,22 +33,8 @@ interface Sub {
   value: unknown;
   reason_code?: string;
 }
-interface Check {
-  check_type: string;
-  reason_codes: string[];
-  decision: string | null;
-  evidence: Record<string, unknown> & { sub_checks?: Sub[] };
-}
-interface Flow {
-  id: string;
-  applicant_id: string;
-  status: string;
-  decision: string | null;
-  decision_reason_codes: string[];
-  checks: Check[];
-  missing_inputs?: string[];
-  extracted_fields: Record<string, unknown>;
-}
+type Check = ApiCheck<{ sub_checks?: Sub[] }>;
+type Flow = ApiFlow<Check['evidence']>;
 
 let t: TestApp;
 let acme: Tenant;

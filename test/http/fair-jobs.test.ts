@@ -1,18 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiBatch } from '../helpers/api-types.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
 import { Receiver } from '../helpers/webhook-receiver.js';
 
-interface Batch {
-  id: string;
-  status: string;
-  subject_count: number;
-  completed_count: number;
-  error_count: number;
-  error: string | null;
-}
+type Batch = ApiBatch;
 
 /** A receiver that accepts connections and never answers: every delivery to it runs into the timeout. */
 class DeadReceiver {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiFlow } from '../helpers/api-types.js';
 import { call, createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /* A sync flow's answer: its bytes are those JSON.stringify makes of the flow, and its evidence is what was stored
@@ -11,10 +12,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface Flow {
-  id: string;
-  checks: { id: string; result: string; evidence: { matches: unknown[] } }[];
-}
+type Flow = ApiFlow<{ matches: unknown[] }>;
 
 describe('POST /v1/flows sync answer', () => {
   it('is the JSON of the flow, byte for byte, with the evidence as stored', async () => {

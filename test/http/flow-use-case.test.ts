@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AmlMatch, ApiCheck, ApiFlow } from '../helpers/api-types.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -7,18 +8,8 @@ import { waitFor } from '../helpers/wait.js';
 // for its records. And device.confidence, recorded and ignored, has a decided effect: it is evidence for the reviewer
 // and never excuses a velocity hit (it comes from the same client whose velocity it would excuse).
 
-interface Check {
-  check_type: string;
-  use_case: string | null;
-  result: string;
-  reason_codes: string[];
-  evidence: Record<string, unknown> & { matches?: { score: number; evidence: { threshold: number } }[] };
-}
-interface Flow {
-  id: string;
-  status: string;
-  checks: Check[];
-}
+type Check = ApiCheck<{ matches?: (AmlMatch & { evidence: { threshold: number } })[] }>;
+type Flow = ApiFlow<Check['evidence']>;
 
 let t: TestApp;
 let acme: Tenant;

@@ -1,28 +1,10 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AmlMatch, ApiFlow } from '../helpers/api-types.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 
 type Json = Record<string, unknown>;
-interface Flow {
-  id: string;
-  applicant_id: string;
-  status: string;
-  decision: string | null;
-  result: string;
-  decision_reason_codes: string[];
-  execution_mode: string;
-  checks: {
-    id: string;
-    check_type: string;
-    decision: string;
-    result: string;
-    latency_ms: number;
-    dataset_versions: string[];
-    evidence: {
-      matches: { source: string; source_id: string; name: string; score: number; evidence: Json }[];
-    };
-  }[];
-}
+type Flow = ApiFlow<{ matches: (AmlMatch & { evidence: Json })[] }>;
 
 let t: TestApp;
 let acme: Tenant;

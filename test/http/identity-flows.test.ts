@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiCheck, ApiFlow } from '../helpers/api-types.js';
 import {
   face,
   HAS_IDENTITY_DATA,
@@ -17,27 +18,10 @@ import { uploadDocument } from '../helpers/uploads.js';
 // Document and selfie checks end to end through HTTP: presigned upload to the embedded S3, verification, reading on
 // the identity pool (tesseract.js + face-api on a worker), the checks, the rules, erasure.
 
-interface Check {
-  check_type: string;
-  result: string;
-  decision: string | null;
-  reason_codes: string[];
+type Check = ApiCheck<{ sub_checks?: { name: string; passed: boolean | null; value: unknown }[] }> & {
   run_key?: string;
-  applicant_name: string | null;
-  evidence: Record<string, unknown> & {
-    sub_checks?: { name: string; passed: boolean | null; value: unknown }[];
-  };
-}
-interface Flow {
-  id: string;
-  applicant_id: string;
-  status: string;
-  decision: string | null;
-  decision_reason_codes: string[];
-  checks: Check[];
-  documents: { id: string; doc_type: string; upload_status: string; analysis_status: string | null }[];
-  extracted_fields: Record<string, unknown>;
-}
+};
+type Flow = ApiFlow<Check['evidence']>;
 
 let t: TestApp;
 let acme: Tenant;

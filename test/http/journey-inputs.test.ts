@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiFlow } from '../helpers/api-types.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -6,13 +7,7 @@ import { waitFor } from '../helpers/wait.js';
 // to be collected; it waits in AWAITING_INPUT with its missing inputs listed, runs no check meanwhile, and moves on
 // exactly once when the last one arrives (here by PATCH /v1/applicants/{id}).
 
-interface Flow {
-  id: string;
-  applicant_id: string;
-  status: string;
-  missing_inputs?: string[];
-  checks: { check_type: string }[];
-}
+type Flow = ApiFlow;
 interface Detail {
   detail: { loc: (string | number)[]; type: string }[];
   error: { code: string };

@@ -7,6 +7,7 @@ import {
   licencePayload,
   photograph,
 } from '../../bench/licence-images.js';
+import type { ApiCheck, ApiFlow } from '../helpers/api-types.js';
 import { face, HAS_IDENTITY_DATA } from '../helpers/identity-images.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { uploadDocument } from '../helpers/uploads.js';
@@ -15,22 +16,10 @@ import { uploadDocument } from '../helpers/uploads.js';
 // payload) rendered and photographed in software at test time, uploaded with presigned PUTs, read on the identity
 // pool (zxing-wasm, tesseract's LSTM engine on the front, face-api), checked and decided.
 
-interface Check {
-  check_type: string;
-  result: string;
-  reason_codes: string[];
-  evidence: Record<string, unknown> & {
-    sub_checks?: { name: string; passed: boolean | null; value: unknown; error?: string }[];
-  };
-}
-interface Flow {
-  id: string;
-  status: string;
-  decision_reason_codes: string[];
-  checks: Check[];
-  extracted_fields: Record<string, unknown>;
-  extracted_field_sources?: Record<string, string>;
-}
+type Check = ApiCheck<{
+  sub_checks?: { name: string; passed: boolean | null; value: unknown; error?: string }[];
+}>;
+type Flow = ApiFlow<Check['evidence']>;
 
 let t: TestApp;
 let acme: Tenant;

@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TURN_POSES } from '../../schemas/liveness.js';
 import type { FrameEvidence } from '../../server/checks/types/liveness-challenge.js';
+import type { ApiCheck, ApiFlow } from '../helpers/api-types.js';
 import { challengeFrames, IMG4_FACE, type PoseFrames } from '../helpers/challenge-frames.js';
 import { face, HAS_IDENTITY_DATA, syntheticPassport } from '../helpers/identity-images.js';
 import { applicantUpload, asApplicant, bearerSession, journeyFlow, mintLink } from '../helpers/journey.js';
@@ -18,22 +19,11 @@ interface SubCheck {
   value: unknown;
   reason_code?: string;
 }
-interface Check {
-  check_type: string;
-  reason_codes: string[];
-  evidence: {
-    sub_checks?: SubCheck[];
-    liveness_challenge?: { frames: FrameEvidence[]; poses: string[] } | null;
-  };
-}
-interface Flow {
-  id: string;
-  status: string;
-  decision: string | null;
-  decision_reason_codes: string[];
-  checks: Check[];
-  documents: { id: string; doc_type: string; pose?: string | null; analysis_status: string | null }[];
-}
+type Check = ApiCheck<{
+  sub_checks?: SubCheck[];
+  liveness_challenge?: { frames: FrameEvidence[]; poses: string[] } | null;
+}>;
+type Flow = ApiFlow<Check['evidence']>;
 interface Challenge {
   id: string;
   nonce: string;

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AmlMatch, ApiFlow } from '../helpers/api-types.js';
 import { HAS_SHARED_DATA, sharedPath } from '../helpers/shared-data.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 
-interface Flow {
-  status: string;
-  decision: string;
-  checks: { evidence: { matches: { source: string; source_id: string; score: number; name: string }[] } }[];
-}
+type Flow = ApiFlow<{ matches: AmlMatch[] }>;
 
 describe.skipIf(!HAS_SHARED_DATA)(
   'sync flows against the real OFAC SDN list (../shared/data/ofac_sdn)',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiFlow } from '../helpers/api-types.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -9,14 +10,7 @@ interface Detail {
   detail: { loc: (string | number)[]; msg: string; type: string }[];
   error?: { code: string; details?: Json };
 }
-interface Flow {
-  id: string;
-  status: string;
-  datasets: string[];
-  created_at: string;
-  completed_at: string | null;
-  checks: { created_at: string; completed_at: string | null }[];
-}
+type Flow = ApiFlow;
 
 const PASSWORD = 'correct horse battery staple';
 const listed = { legal_name_first: 'Ivan', legal_name_last: 'Demovsky' };
