@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { OperatorNameOut } from '../../../schemas/operators.js';
 import { alertReference, alertSource, alertSubjectName } from '../alert-subject';
 import { type Alert, assignAlert, listAlerts } from '../api';
 import { fmtRelative, fmtScore, fmtTime, shortId } from '../format';
@@ -45,6 +46,187 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName));
 }
 
+function AlertRow(props: {
+  a: Alert;
+  active: boolean;
+  selected: boolean;
+  rowRef: (el: HTMLTableRowElement | null) => void;
+  onFocus: () => void;
+  onToggle: () => void;
+  /** the assignee's name, null when unassigned */
+  assignee: string | null;
+}) {
+  const { a } = props;
+  const ev = a.evidence as Record<string, unknown>;
+  const subject = alertSubjectName(a);
+  const ref = alertReference(a);
+  return (
+    <tr
+      ref={props.rowRef}
+      tabIndex={props.active ? 0 : -1}
+      class={props.active ? 'row-active' : ''}
+      aria-selected={props.selected}
+      onFocus={props.onFocus}
+      data-alert-id={a.id}
+    >
+      <td>
+        <input
+          type="checkbox"
+          aria-label={`Select alert for ${subject}`}
+          checked={props.selected}
+          onChange={props.onToggle}
+        />
+      </td>
+      <td>
+        <Badge value={a.state} />
+        {a.four_eyes_required && (
+          <span class="tag" title="Four-eyes approval required">
+            4-eyes
+          </span>
+        )}
+      </td>
+      <td>
+        <a href={href(`/alerts/${a.id}`)}>{subject}</a>
+        <div class="muted small">
+          {ref && <span data-subject-ref>{ref} · </span>}
+          {alertSource(a).label}
+        </div>
+      </td>
+      <td>
+        {String(ev.name ?? a.source_entity_id)}
+        <div class="muted small">{String(ev.source ?? '')}</div>
+      </td>
+      <td class="num">{fmtScore(ev.score)}</td>
+      <td>{props.assignee ?? <span class="muted">—</span>}</td>
+      <td class={slaClass(a)} title={fmtTime(a.queue_sla_at)}>
+        {isClosed(a.state) ? '—' : fmtRelative(a.queue_sla_at)}
+      </td>
+      <td title={fmtTime(a.created_at)}>{fmtTime(a.created_at)}</td>
+    </tr>
+  );
+}
+
+interface QueueFilterValues {
+  state: string;
+  assignee: string;
+  sla: string;
+}
+
+/** The queue's filters: state ("open work" hides closed alerts), assignee, SLA window. */
+function QueueFilters(props: {
+  filters: QueueFilterValues;
+  people: OperatorNameOut[];
+  onChange: (f: QueueFilterValues) => void;
+  onRefresh: () => void;
+}) {
+  const { filters, people, onChange, onRefresh } = props;
+  return (
+    <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter alerts">
+      <FilterSelect
+        label="State"
+        value={filters.state}
+        options={[['open_like', 'Open work (not closed)'], ['all', 'All states'], ...ALERT_STATES]}
+        show={(s) => s.replace(/_/g, ' ')}
+        onValue={(v) => onChange({ ...filters, state: v })}
+      />
+      <FilterSelect
+        label="Assignee"
+        value={filters.assignee}
+        any="Anyone"
+        options={[
+          ['me', 'Me'],
+          ['none', 'Unassigned'],
+          ...people.map((o) => [o.id, `${o.name} (${o.role})`] as const),
+        ]}
+        onValue={(v) => onChange({ ...filters, assignee: v })}
+      />
+      <FilterSelect
+        label="SLA due"
+        value={filters.sla}
+        options={[
+          ['any', 'Any time'],
+          ['overdue', 'Overdue'],
+          ['4h', 'Within 4 hours'],
+          ['24h', 'Within 24 hours'],
+        ]}
+        onValue={(v) => onChange({ ...filters, sla: v })}
+      />
+      <button type="button" class="btn" onClick={onRefresh}>
+        Refresh
+      </button>
+    </form>
+  );
+}
+
+/** The queue by keyboard: j/k move between rows, Enter opens the active alert, x selects it. */
+function useQueueKeys(
+  items: Alert[],
+  active: number,
+  setActive: (i: number) => void,
+  rows: { current: (HTMLTableRowElement | null)[] },
+  toggle: (id: string) => void,
+) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (isTyping(e.target) || e.metaKey || e.ctrlKey || e.altKey) return;
+      if (!items.length) return;
+      if (e.key === 'j' || e.key === 'k') {
+        e.preventDefault();
+        const next = Math.max(0, Math.min(items.length - 1, active + (e.key === 'j' ? 1 : -1)));
+        setActive(next);
+        rows.current[next]?.focus();
+      } else if (e.key === 'Enter' && (e.target as HTMLElement | null)?.tagName !== 'BUTTON') {
+        const a = items[active];
+        if (a && (e.target as HTMLElement | null)?.tagName !== 'A') {
+          e.preventDefault();
+          navigate(`/alerts/${a.id}`);
+        }
+      } else if (e.key === 'x') {
+        const a = items[active];
+        if (a) toggle(a.id);
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  });
+}
+
+/** Assigns the selected alerts at once: to me, to nobody, or to a colleague. */
+function BulkBar(props: {
+  count: number;
+  people: OperatorNameOut[];
+  busy: boolean;
+  onApply: (target: string) => void;
+}) {
+  const { count, people, busy, onApply } = props;
+  const [bulkTarget, setBulkTarget] = useState('me');
+  return (
+    <div class="bulkbar" aria-live="polite">
+      <span>{count} selected</span>
+      <label>
+        <span class="sr-only">Assign selected to</span>
+        <select value={bulkTarget} onChange={(e) => setBulkTarget(e.currentTarget.value)} disabled={!count}>
+          <option value="me">Assign to me</option>
+          <option value="none">Unassign</option>
+          {people.map((o) => (
+            <option key={o.id} value={o.id}>
+              Assign to {o.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button
+        type="button"
+        class="btn btn-primary"
+        disabled={!count || busy}
+        onClick={() => onApply(bulkTarget)}
+      >
+        {busy ? 'Assigning…' : 'Apply to selected'}
+      </button>
+    </div>
+  );
+}
+
 export function AlertQueue() {
   const session = useSession();
   const [state, setState] = useState('open_like');
@@ -54,7 +236,6 @@ export function AlertQueue() {
   const [active, setActive] = useState(0);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [notice, setNotice] = useState<string | null>(null);
-  const [bulkTarget, setBulkTarget] = useState('me');
   const [busy, setBusy] = useState(false);
   const rows = useRef<(HTMLTableRowElement | null)[]>([]);
   useFocusHeading('alerts');
@@ -86,30 +267,6 @@ export function AlertQueue() {
     setSelected(new Set());
   }, [list.data]);
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (isTyping(e.target) || e.metaKey || e.ctrlKey || e.altKey) return;
-      if (!items.length) return;
-      if (e.key === 'j' || e.key === 'k') {
-        e.preventDefault();
-        const next = Math.max(0, Math.min(items.length - 1, active + (e.key === 'j' ? 1 : -1)));
-        setActive(next);
-        rows.current[next]?.focus();
-      } else if (e.key === 'Enter' && (e.target as HTMLElement | null)?.tagName !== 'BUTTON') {
-        const a = items[active];
-        if (a && (e.target as HTMLElement | null)?.tagName !== 'A') {
-          e.preventDefault();
-          navigate(`/alerts/${a.id}`);
-        }
-      } else if (e.key === 'x') {
-        const a = items[active];
-        if (a) toggle(a.id);
-      }
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  });
-
   const toggle = (id: string) =>
     setSelected((s) => {
       const n = new Set(s);
@@ -117,8 +274,9 @@ export function AlertQueue() {
       else n.add(id);
       return n;
     });
+  useQueueKeys(items, active, setActive, rows, toggle);
 
-  const bulkAssign = async () => {
+  const bulkAssign = async (bulkTarget: string) => {
     const target = bulkTarget === 'me' ? session.operator.id : bulkTarget === 'none' ? null : bulkTarget;
     setBusy(true);
     const ids = [...selected];
@@ -148,72 +306,19 @@ export function AlertQueue() {
           <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> open · <kbd>x</kbd> select
         </span>
       </PageHeader>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter alerts">
-        <FilterSelect
-          label="State"
-          value={state}
-          options={[['open_like', 'Open work (not closed)'], ['all', 'All states'], ...ALERT_STATES]}
-          show={(s) => s.replace(/_/g, ' ')}
-          onValue={(v) => {
-            setState(v);
-            resetPaging();
-          }}
-        />
-        <FilterSelect
-          label="Assignee"
-          value={assignee}
-          any="Anyone"
-          options={[
-            ['me', 'Me'],
-            ['none', 'Unassigned'],
-            ...people.map((o) => [o.id, `${o.name} (${o.role})`] as const),
-          ]}
-          onValue={(v) => {
-            setAssignee(v);
-            resetPaging();
-          }}
-        />
-        <FilterSelect
-          label="SLA due"
-          value={sla}
-          options={[
-            ['any', 'Any time'],
-            ['overdue', 'Overdue'],
-            ['4h', 'Within 4 hours'],
-            ['24h', 'Within 24 hours'],
-          ]}
-          onValue={(v) => {
-            setSla(v);
-            resetPaging();
-          }}
-        />
-        <button type="button" class="btn" onClick={list.reload}>
-          Refresh
-        </button>
-      </form>
+      <QueueFilters
+        filters={{ state, assignee, sla }}
+        people={people}
+        onChange={(f) => {
+          setState(f.state);
+          setAssignee(f.assignee);
+          setSla(f.sla);
+          resetPaging();
+        }}
+        onRefresh={list.reload}
+      />
 
-      <div class="bulkbar" aria-live="polite">
-        <span>{selected.size} selected</span>
-        <label>
-          <span class="sr-only">Assign selected to</span>
-          <select
-            value={bulkTarget}
-            onChange={(e) => setBulkTarget(e.currentTarget.value)}
-            disabled={!selected.size}
-          >
-            <option value="me">Assign to me</option>
-            <option value="none">Unassign</option>
-            {people.map((o) => (
-              <option key={o.id} value={o.id}>
-                Assign to {o.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="button" class="btn btn-primary" disabled={!selected.size || busy} onClick={bulkAssign}>
-          {busy ? 'Assigning…' : 'Apply to selected'}
-        </button>
-      </div>
+      <BulkBar count={selected.size} people={people} busy={busy} onApply={bulkAssign} />
       <Notice text={notice} onClose={() => setNotice(null)} />
 
       {list.loading && !list.data ? (
@@ -240,65 +345,23 @@ export function AlertQueue() {
               </tr>
             </thead>
             <tbody>
-              {items.map((a, i) => {
-                const ev = a.evidence as Record<string, unknown>;
-                const subject = alertSubjectName(a);
-                const ref = alertReference(a);
-                return (
-                  <tr
-                    key={a.id}
-                    ref={(el) => {
-                      rows.current[i] = el;
-                    }}
-                    tabIndex={i === active ? 0 : -1}
-                    class={i === active ? 'row-active' : ''}
-                    aria-selected={selected.has(a.id)}
-                    onFocus={() => setActive(i)}
-                    data-alert-id={a.id}
-                  >
-                    <td>
-                      <input
-                        type="checkbox"
-                        aria-label={`Select alert for ${subject}`}
-                        checked={selected.has(a.id)}
-                        onChange={() => toggle(a.id)}
-                      />
-                    </td>
-                    <td>
-                      <Badge value={a.state} />
-                      {a.four_eyes_required && (
-                        <span class="tag" title="Four-eyes approval required">
-                          4-eyes
-                        </span>
-                      )}
-                    </td>
-                    <td>
-                      <a href={href(`/alerts/${a.id}`)}>{subject}</a>
-                      <div class="muted small">
-                        {ref && <span data-subject-ref>{ref} · </span>}
-                        {alertSource(a).label}
-                      </div>
-                    </td>
-                    <td>
-                      {String(ev.name ?? a.source_entity_id)}
-                      <div class="muted small">{String(ev.source ?? '')}</div>
-                    </td>
-                    <td class="num">{fmtScore(ev.score)}</td>
-                    <td>
-                      {a.assignee?.name ??
-                        (a.assigned_to ? (
-                          personName(a.assigned_to, dir, session.operator)
-                        ) : (
-                          <span class="muted">—</span>
-                        ))}
-                    </td>
-                    <td class={slaClass(a)} title={fmtTime(a.queue_sla_at)}>
-                      {isClosed(a.state) ? '—' : fmtRelative(a.queue_sla_at)}
-                    </td>
-                    <td title={fmtTime(a.created_at)}>{fmtTime(a.created_at)}</td>
-                  </tr>
-                );
-              })}
+              {items.map((a, i) => (
+                <AlertRow
+                  key={a.id}
+                  a={a}
+                  active={i === active}
+                  selected={selected.has(a.id)}
+                  rowRef={(el) => {
+                    rows.current[i] = el;
+                  }}
+                  onFocus={() => setActive(i)}
+                  onToggle={() => toggle(a.id)}
+                  assignee={
+                    a.assignee?.name ??
+                    (a.assigned_to ? personName(a.assigned_to, dir, session.operator) : null)
+                  }
+                />
+              ))}
             </tbody>
           </table>
         </div>

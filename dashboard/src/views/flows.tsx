@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { FlowDecision, FlowStatus } from '../../../schemas/flows.js';
+import type { FlowDecideIn, FlowDecision, FlowStatus } from '../../../schemas/flows.js';
 import {
   type CheckOut,
   decideFlow,
@@ -162,6 +162,97 @@ function CheckRow({ c }: { c: CheckOut }) {
   );
 }
 
+/** What the flow is: its applicant, decision, template, datasets, policy and times. */
+function FlowSummary(props: { f: FlowOut; applicantName: string | null; reviewer: string | null }) {
+  const { f, applicantName, reviewer } = props;
+  return (
+    <section class="card" aria-labelledby="h-flow">
+      <h2 id="h-flow">Summary</h2>
+      <Facts
+        rows={[
+          [
+            'Applicant',
+            <a key="a" href={href(`/applicants/${f.applicant_id}`)}>
+              {applicantName ?? shortId(f.applicant_id)}
+            </a>,
+          ],
+          ['Decision', f.decision ? humanize(f.decision) : '—'],
+          ['Type', f.type],
+          ['Mode', f.execution_mode],
+          ['Template', f.template_slug ?? '—'],
+          ['Datasets', f.datasets?.join(', ') ?? '—'],
+          [
+            'Reason codes',
+            <span key="rc" class="codes">
+              {f.decision_reason_codes.join(', ') || '—'}
+            </span>,
+          ],
+          ['Policy version', f.policy_version ?? '—'],
+          ['Reviewed by', reviewer ? `${reviewer} · ${fmtTime(f.reviewed_at)}` : '—'],
+          ['Created', fmtTime(f.created_at)],
+          ['Completed', fmtTime(f.completed_at)],
+          ['Failure', f.failure_reason ?? '—'],
+        ]}
+      />
+    </section>
+  );
+}
+
+/** A supervisor's decision on a flow in review, with reason codes checked as they are typed. */
+function DecideForm(props: { busy: boolean; openAlerts: boolean; onDecide: (body: FlowDecideIn) => void }) {
+  const { busy, openAlerts, onDecide } = props;
+  const [decision, setDecision] = useState<FlowDecision>('AUTO_APPROVED');
+  const [codes, setCodes] = useState('');
+  const codeList = codes
+    .split(/[\s,]+/)
+    .map((c) => c.trim())
+    .filter(Boolean);
+  const badCodes = codeList.filter((c) => !REASON_CODE.test(c));
+  return (
+    <form
+      class="stack"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onDecide({ decision, ...(codeList.length ? { reason_codes: codeList } : {}) });
+      }}
+      aria-labelledby="h-review"
+    >
+      {openAlerts && (
+        <p class="state state-warn">This flow still has open alerts: work them first, or decide knowingly.</p>
+      )}
+      <label for="decide-decision">Decision</label>
+      <select
+        id="decide-decision"
+        value={decision}
+        onChange={(e) => setDecision(e.currentTarget.value as FlowDecision)}
+      >
+        {FLOW_DECISIONS.map((d) => (
+          <option key={d} value={d}>
+            {humanize(d)}
+          </option>
+        ))}
+      </select>
+      <label for="decide-codes">Reason codes (comma separated)</label>
+      <input
+        id="decide-codes"
+        value={codes}
+        onInput={(e) => setCodes(e.currentTarget.value)}
+        placeholder="e.g. aml_false_positive_cleared"
+        aria-invalid={badCodes.length > 0}
+        aria-describedby="decide-codes-hint"
+      />
+      <small id="decide-codes-hint" class={badCodes.length ? 'error-text' : 'muted'}>
+        {badCodes.length
+          ? `Not a reason code: ${badCodes.join(', ')} (lower case letters, digits, _)`
+          : 'lower case letters, digits and _, up to 20'}
+      </small>
+      <button type="submit" class="btn btn-primary" disabled={busy || badCodes.length > 0}>
+        Decide
+      </button>
+    </form>
+  );
+}
+
 export function FlowDetail({ id }: { id: string }) {
   const session = useSession();
   const dir = useDirectory(session);
@@ -172,8 +263,6 @@ export function FlowDetail({ id }: { id: string }) {
     [applicantId],
   );
   const alerts = useAsync(() => listAlerts({ flow_id: id, limit: 50 }).catch(() => undefined), [id]);
-  const [decision, setDecision] = useState<FlowDecision>('AUTO_APPROVED');
-  const [codes, setCodes] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
   const [notice, setNotice] = useState<string | null>(null);
@@ -183,20 +272,14 @@ export function FlowDetail({ id }: { id: string }) {
   if (flow.loading && !flow.data) return <Loading label="Loading flow…" />;
   if (flow.error || !flow.data) return <ErrorBox error={flow.error ?? new Error('Flow not found')} />;
   const f: FlowOut = flow.data;
-  const codeList = codes
-    .split(/[\s,]+/)
-    .map((c) => c.trim())
-    .filter(Boolean);
-  const badCodes = codeList.filter((c) => !REASON_CODE.test(c));
   const canDecide = f.status === 'NEEDS_REVIEW' && hasRole(session, 'supervisor');
 
-  const decide = async (e: Event) => {
-    e.preventDefault();
+  const decide = async (body: FlowDecideIn) => {
     setBusy(true);
     setError(undefined);
     try {
-      flow.set(await decideFlow(f.id, { decision, ...(codeList.length ? { reason_codes: codeList } : {}) }));
-      setNotice(`Decided: ${humanize(decision)}`);
+      flow.set(await decideFlow(f.id, body));
+      setNotice(`Decided: ${humanize(body.decision)}`);
     } catch (err) {
       setError(err);
     } finally {
@@ -236,40 +319,11 @@ export function FlowDetail({ id }: { id: string }) {
       <Notice text={notice} onClose={() => setNotice(null)} />
       <ErrorBox error={error} title="The action was refused" />
       <div class="grid-2">
-        <section class="card" aria-labelledby="h-flow">
-          <h2 id="h-flow">Summary</h2>
-          <Facts
-            rows={[
-              [
-                'Applicant',
-                <a key="a" href={href(`/applicants/${f.applicant_id}`)}>
-                  {applicantName ?? shortId(f.applicant_id)}
-                </a>,
-              ],
-              ['Decision', f.decision ? humanize(f.decision) : '—'],
-              ['Type', f.type],
-              ['Mode', f.execution_mode],
-              ['Template', f.template_slug ?? '—'],
-              ['Datasets', f.datasets?.join(', ') ?? '—'],
-              [
-                'Reason codes',
-                <span key="rc" class="codes">
-                  {f.decision_reason_codes.join(', ') || '—'}
-                </span>,
-              ],
-              ['Policy version', f.policy_version ?? '—'],
-              [
-                'Reviewed by',
-                f.reviewed_by
-                  ? `${personName(f.reviewed_by, dir, session.operator)} · ${fmtTime(f.reviewed_at)}`
-                  : '—',
-              ],
-              ['Created', fmtTime(f.created_at)],
-              ['Completed', fmtTime(f.completed_at)],
-              ['Failure', f.failure_reason ?? '—'],
-            ]}
-          />
-        </section>
+        <FlowSummary
+          f={f}
+          applicantName={applicantName}
+          reviewer={f.reviewed_by ? personName(f.reviewed_by, dir, session.operator) : null}
+        />
         <section class="card" aria-labelledby="h-review">
           <h2 id="h-review">Review</h2>
           {f.status !== 'NEEDS_REVIEW' ? (
@@ -279,42 +333,11 @@ export function FlowDetail({ id }: { id: string }) {
           ) : !canDecide ? (
             <p class="muted">A supervisor or an admin decides flows in review.</p>
           ) : (
-            <form class="stack" onSubmit={decide} aria-labelledby="h-review">
-              {openAlerts.some((a) => !a.state.startsWith('closed')) && (
-                <p class="state state-warn">
-                  This flow still has open alerts: work them first, or decide knowingly.
-                </p>
-              )}
-              <label for="decide-decision">Decision</label>
-              <select
-                id="decide-decision"
-                value={decision}
-                onChange={(e) => setDecision(e.currentTarget.value as FlowDecision)}
-              >
-                {FLOW_DECISIONS.map((d) => (
-                  <option key={d} value={d}>
-                    {humanize(d)}
-                  </option>
-                ))}
-              </select>
-              <label for="decide-codes">Reason codes (comma separated)</label>
-              <input
-                id="decide-codes"
-                value={codes}
-                onInput={(e) => setCodes(e.currentTarget.value)}
-                placeholder="e.g. aml_false_positive_cleared"
-                aria-invalid={badCodes.length > 0}
-                aria-describedby="decide-codes-hint"
-              />
-              <small id="decide-codes-hint" class={badCodes.length ? 'error-text' : 'muted'}>
-                {badCodes.length
-                  ? `Not a reason code: ${badCodes.join(', ')} (lower case letters, digits, _)`
-                  : 'lower case letters, digits and _, up to 20'}
-              </small>
-              <button type="submit" class="btn btn-primary" disabled={busy || badCodes.length > 0}>
-                Decide
-              </button>
-            </form>
+            <DecideForm
+              busy={busy}
+              openAlerts={openAlerts.some((a) => !a.state.startsWith('closed'))}
+              onDecide={decide}
+            />
           )}
           <h3>Alerts of this flow</h3>
           {alerts.loading ? (
