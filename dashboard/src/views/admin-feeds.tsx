@@ -70,6 +70,139 @@ const formOf = (feed: DatasetFeedOut): FeedForm => ({
   max_shrink_fraction: String(feed.max_shrink_fraction),
 });
 
+/** One feed: where it is fetched from, how often, what its last fetch gave, and what can be done with it. */
+function FeedRow(props: {
+  feed: DatasetFeedOut;
+  onFetch: () => void;
+  onEdit: () => void;
+  onEnabled: (enabled: boolean) => void;
+  onDelete: () => void;
+}) {
+  const { feed, onFetch, onEdit, onEnabled, onDelete } = props;
+  return (
+    <tr data-feed-id={feed.id} data-last-status={feed.last_status ?? ''}>
+      <td>
+        {feed.name}
+        <div class="muted small break">
+          <code>{feed.format}</code> {feed.uri}
+        </div>
+      </td>
+      <td>{feed.interval_minutes} min</td>
+      <td>
+        {feed.promote === 'auto' ? 'promoted automatically' : 'wait for an admin'}
+        <div class="muted small">refused if &gt;{Math.round(feed.max_shrink_fraction * 100)}% smaller</div>
+      </td>
+      <td title={fmtTime(feed.last_checked_at)}>{fmtRelative(feed.last_checked_at)}</td>
+      <td>
+        {feed.enabled ? (
+          <Badge value={feed.last_status ?? 'not fetched yet'} kind={feed.last_status ?? 'none'} />
+        ) : (
+          <Badge value="disabled" />
+        )}
+        {feed.last_error && <div class="error-text small">{feed.last_error}</div>}
+        {feed.last_version_id && (
+          <div class="muted small">
+            version <code>{shortId(feed.last_version_id)}</code>
+          </div>
+        )}
+      </td>
+      <td title={fmtTime(feed.next_due_at)}>{feed.enabled ? fmtRelative(feed.next_due_at) : '—'}</td>
+      <td>
+        <div class="cell-actions">
+          {feed.enabled && (
+            <button type="button" class="btn btn-small" onClick={onFetch}>
+              Fetch now
+            </button>
+          )}
+          <button type="button" class="btn btn-small" onClick={onEdit}>
+            Edit
+          </button>
+          <button type="button" class="btn btn-small" onClick={() => onEnabled(!feed.enabled)}>
+            {feed.enabled ? 'Disable' : 'Enable'}
+          </button>
+          <button type="button" class="btn btn-small btn-danger" onClick={onDelete}>
+            Delete
+          </button>
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+/** The form that registers a feed, or edits the settings of one (its format is fixed once registered). */
+function FeedFormCard(props: {
+  f: FeedForm;
+  set: <K extends keyof FeedForm>(k: K, v: FeedForm[K]) => void;
+  editing: DatasetFeedOut | null;
+  busy: boolean;
+  error: unknown;
+  onSubmit: (e: Event) => void;
+}) {
+  const { f, set, editing, busy, error } = props;
+  const issueFor = (field: string) => issueAt(error, field);
+  const input = (
+    id: 'name' | 'format' | 'interval_minutes' | 'max_shrink_fraction',
+    label: string,
+    props: Record<string, unknown> = {},
+  ) => (
+    <TextField
+      id={`feed-${id}`}
+      label={label}
+      value={f[id]}
+      onValue={(v) => set(id, v)}
+      issue={issueFor(id)}
+      {...props}
+    />
+  );
+  return (
+    <form class="card stack" onSubmit={props.onSubmit} aria-labelledby="h-new-feed">
+      <h2 id="h-new-feed">{editing ? `Settings of “${editing.name}”` : 'Register a list feed'}</h2>
+      <div class="form-grid">
+        {input('name', 'Name')}
+        {input('format', 'Format', { list: 'feed-formats', required: true, disabled: editing !== null })}
+        <datalist id="feed-formats">
+          {FORMAT_HINTS.map((x) => (
+            <option key={x} value={x} />
+          ))}
+        </datalist>
+        <TextField
+          id="feed-uri"
+          label="Source URI (https://, s3:// or file://)"
+          wide
+          value={f.uri}
+          required
+          onValue={(v) => set('uri', v)}
+          issue={issueFor('uri')}
+        />
+        {input('interval_minutes', 'Fetch every (minutes)', { type: 'number', min: 1, max: 10080 })}
+        <div class="field">
+          <label for="feed-promote">New versions</label>
+          <select
+            id="feed-promote"
+            value={f.promote}
+            onChange={(e) => set('promote', e.currentTarget.value as FeedForm['promote'])}
+          >
+            <option value="manual">wait for an admin to promote</option>
+            <option value="auto">promote automatically when valid</option>
+          </select>
+        </div>
+        {input('max_shrink_fraction', 'Refuse a list that shrank by more than (fraction)', {
+          type: 'number',
+          min: 0,
+          max: 1,
+          step: 0.01,
+        })}
+      </div>
+      <ErrorBox error={error} title={editing ? 'The feed was not saved' : 'The feed was not registered'} />
+      <div class="row-actions">
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {editing ? 'Save feed' : 'Register feed'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
   const refused = (e: unknown) => {
     if (refusedToken(e)) onRefused();
@@ -84,7 +217,6 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
   const { busy, error, run } = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   const set = <K extends keyof FeedForm>(k: K, v: FeedForm[K]) => setF({ ...f, [k]: v });
-  const issueFor = (field: string) => issueAt(error, field);
 
   const onError = (e: unknown) => {
     if (refusedToken(e)) onRefused();
@@ -151,21 +283,6 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
       { busy: false, onError },
     );
 
-  const input = (
-    id: 'name' | 'format' | 'interval_minutes' | 'max_shrink_fraction',
-    label: string,
-    props: Record<string, unknown> = {},
-  ) => (
-    <TextField
-      id={`feed-${id}`}
-      label={label}
-      value={f[id]}
-      onValue={(v) => set(id, v)}
-      issue={issueFor(id)}
-      {...props}
-    />
-  );
-
   return (
     <>
       <div class="row-actions">
@@ -180,54 +297,7 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
       </div>
       <Notice text={notice} onClose={() => setNotice(null)} />
       {(creating || editing) && (
-        <form class="card stack" onSubmit={submit} aria-labelledby="h-new-feed">
-          <h2 id="h-new-feed">{editing ? `Settings of “${editing.name}”` : 'Register a list feed'}</h2>
-          <div class="form-grid">
-            {input('name', 'Name')}
-            {input('format', 'Format', { list: 'feed-formats', required: true, disabled: editing !== null })}
-            <datalist id="feed-formats">
-              {FORMAT_HINTS.map((x) => (
-                <option key={x} value={x} />
-              ))}
-            </datalist>
-            <TextField
-              id="feed-uri"
-              label="Source URI (https://, s3:// or file://)"
-              wide
-              value={f.uri}
-              required
-              onValue={(v) => set('uri', v)}
-              issue={issueFor('uri')}
-            />
-            {input('interval_minutes', 'Fetch every (minutes)', { type: 'number', min: 1, max: 10080 })}
-            <div class="field">
-              <label for="feed-promote">New versions</label>
-              <select
-                id="feed-promote"
-                value={f.promote}
-                onChange={(e) => set('promote', e.currentTarget.value as FeedForm['promote'])}
-              >
-                <option value="manual">wait for an admin to promote</option>
-                <option value="auto">promote automatically when valid</option>
-              </select>
-            </div>
-            {input('max_shrink_fraction', 'Refuse a list that shrank by more than (fraction)', {
-              type: 'number',
-              min: 0,
-              max: 1,
-              step: 0.01,
-            })}
-          </div>
-          <ErrorBox
-            error={error}
-            title={editing ? 'The feed was not saved' : 'The feed was not registered'}
-          />
-          <div class="row-actions">
-            <button type="submit" class="btn btn-primary" disabled={busy}>
-              {editing ? 'Save feed' : 'Register feed'}
-            </button>
-          </div>
-        </form>
+        <FeedFormCard f={f} set={set} editing={editing} busy={busy} error={error} onSubmit={submit} />
       )}
       {!creating && !editing && !deleting && <ErrorBox error={error} title="The action was refused" />}
       <ListTable
@@ -237,62 +307,18 @@ function Feeds({ token, onRefused }: { token: string; onRefused: () => void }) {
         columns={['Feed', 'Every', 'New versions', 'Last fetch', 'Outcome', 'Next due']}
         actions
         row={(feed) => (
-          <tr key={feed.id} data-feed-id={feed.id} data-last-status={feed.last_status ?? ''}>
-            <td>
-              {feed.name}
-              <div class="muted small break">
-                <code>{feed.format}</code> {feed.uri}
-              </div>
-            </td>
-            <td>{feed.interval_minutes} min</td>
-            <td>
-              {feed.promote === 'auto' ? 'promoted automatically' : 'wait for an admin'}
-              <div class="muted small">
-                refused if &gt;{Math.round(feed.max_shrink_fraction * 100)}% smaller
-              </div>
-            </td>
-            <td title={fmtTime(feed.last_checked_at)}>{fmtRelative(feed.last_checked_at)}</td>
-            <td>
-              {feed.enabled ? (
-                <Badge value={feed.last_status ?? 'not fetched yet'} kind={feed.last_status ?? 'none'} />
-              ) : (
-                <Badge value="disabled" />
-              )}
-              {feed.last_error && <div class="error-text small">{feed.last_error}</div>}
-              {feed.last_version_id && (
-                <div class="muted small">
-                  version <code>{shortId(feed.last_version_id)}</code>
-                </div>
-              )}
-            </td>
-            <td title={fmtTime(feed.next_due_at)}>{feed.enabled ? fmtRelative(feed.next_due_at) : '—'}</td>
-            <td>
-              <div class="cell-actions">
-                {feed.enabled && (
-                  <button type="button" class="btn btn-small" onClick={() => fetchNow(feed)}>
-                    Fetch now
-                  </button>
-                )}
-                <button
-                  type="button"
-                  class="btn btn-small"
-                  onClick={() => {
-                    setCreating(false);
-                    setEditing(feed);
-                    setF(formOf(feed));
-                  }}
-                >
-                  Edit
-                </button>
-                <button type="button" class="btn btn-small" onClick={() => setEnabled(feed, !feed.enabled)}>
-                  {feed.enabled ? 'Disable' : 'Enable'}
-                </button>
-                <button type="button" class="btn btn-small btn-danger" onClick={() => setDeleting(feed)}>
-                  Delete
-                </button>
-              </div>
-            </td>
-          </tr>
+          <FeedRow
+            key={feed.id}
+            feed={feed}
+            onFetch={() => fetchNow(feed)}
+            onEdit={() => {
+              setCreating(false);
+              setEditing(feed);
+              setF(formOf(feed));
+            }}
+            onEnabled={(enabled) => setEnabled(feed, enabled)}
+            onDelete={() => setDeleting(feed)}
+          />
         )}
       />
       <Confirm

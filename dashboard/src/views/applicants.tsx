@@ -169,12 +169,73 @@ function diff(a: ApplicantOut, f: Form): ApplicantPatchIn {
   return out as ApplicantPatchIn;
 }
 
+/** The applicant's record: id, type, e-mail hint, times, and the alerts and checks about it. */
+function ApplicantRecord({ a }: { a: ApplicantOut }) {
+  const id = a.id;
+  const checks = useAsync(() => listChecks({ applicant_id: id, limit: 20 }), [id]);
+  const alerts = useAsync(() => listAlerts({ applicant_id: id, limit: 20 }).catch(() => undefined), [id]);
+  return (
+    <section class="card" aria-labelledby="h-facts">
+      <h2 id="h-facts">Record</h2>
+      <Facts
+        rows={[
+          ['ID', <code key="id">{a.id}</code>],
+          ['Type', a.entity_type],
+          ['E-mail', a.email_hint ?? '—'],
+          ['Created', fmtTime(a.created_at)],
+          ['Updated', fmtTime(a.updated_at)],
+        ]}
+      />
+      <h3>Alerts</h3>
+      {alerts.loading ? (
+        <Loading />
+      ) : !alerts.data?.items.length ? (
+        <p class="muted">No alerts.</p>
+      ) : (
+        <ul class="plain">
+          {alerts.data.items.map((al) => (
+            <li key={al.id}>
+              <a href={href(`/alerts/${al.id}`)}>
+                {String((al.evidence as Record<string, unknown>).name ?? al.source_entity_id)}
+              </a>{' '}
+              <Badge value={al.state} />
+            </li>
+          ))}
+        </ul>
+      )}
+      <h3>Recent checks</h3>
+      {checks.loading ? (
+        <Loading />
+      ) : checks.error ? (
+        <ErrorBox error={checks.error} />
+      ) : !checks.data?.items.length ? (
+        <p class="muted">No checks.</p>
+      ) : (
+        <ul class="plain">
+          {checks.data.items.map((c) => (
+            <li key={c.id}>
+              {humanize(c.check_type)} <Badge value={c.result} />{' '}
+              <span class="muted small">{fmtTime(c.created_at)}</span>{' '}
+              {c.flow_id && <a href={href(`/flows/${c.flow_id}`)}>flow {shortId(c.flow_id)}</a>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** A 409 from the erasure, said with what to do about it. */
+const erasureRefused = (err: ApiFailure) =>
+  new Error(
+    'Erasure refused (409): this applicant still has an open flow (PENDING, AWAITING_INPUT, PROCESSING or NEEDS_REVIEW). Decide or finish those flows first, then erase. ' +
+      err.message,
+  );
+
 export function ApplicantDetail({ id }: { id: string }) {
   const session = useSession();
   const isAdmin = hasRole(session, 'admin');
   const applicant = useAsync(() => getApplicant(id), [id]);
-  const checks = useAsync(() => listChecks({ applicant_id: id, limit: 20 }), [id]);
-  const alerts = useAsync(() => listAlerts({ applicant_id: id, limit: 20 }).catch(() => undefined), [id]);
   const [form, setForm] = useState<Form | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
@@ -214,14 +275,7 @@ export function ApplicantDetail({ id }: { id: string }) {
       navigate('/applicants');
     } catch (err) {
       setConfirmErase(false);
-      if (err instanceof ApiFailure && err.status === 409) {
-        setError(
-          new Error(
-            'Erasure refused (409): this applicant still has an open flow (PENDING, AWAITING_INPUT, PROCESSING or NEEDS_REVIEW). Decide or finish those flows first, then erase. ' +
-              err.message,
-          ),
-        );
-      } else setError(err);
+      setError(err instanceof ApiFailure && err.status === 409 ? erasureRefused(err) : err);
     } finally {
       setBusy(false);
     }
@@ -305,53 +359,7 @@ export function ApplicantDetail({ id }: { id: string }) {
             </button>
           </div>
         </form>
-        <section class="card" aria-labelledby="h-facts">
-          <h2 id="h-facts">Record</h2>
-          <Facts
-            rows={[
-              ['ID', <code key="id">{a.id}</code>],
-              ['Type', a.entity_type],
-              ['E-mail', a.email_hint ?? '—'],
-              ['Created', fmtTime(a.created_at)],
-              ['Updated', fmtTime(a.updated_at)],
-            ]}
-          />
-          <h3>Alerts</h3>
-          {alerts.loading ? (
-            <Loading />
-          ) : !alerts.data?.items.length ? (
-            <p class="muted">No alerts.</p>
-          ) : (
-            <ul class="plain">
-              {alerts.data.items.map((al) => (
-                <li key={al.id}>
-                  <a href={href(`/alerts/${al.id}`)}>
-                    {String((al.evidence as Record<string, unknown>).name ?? al.source_entity_id)}
-                  </a>{' '}
-                  <Badge value={al.state} />
-                </li>
-              ))}
-            </ul>
-          )}
-          <h3>Recent checks</h3>
-          {checks.loading ? (
-            <Loading />
-          ) : checks.error ? (
-            <ErrorBox error={checks.error} />
-          ) : !checks.data?.items.length ? (
-            <p class="muted">No checks.</p>
-          ) : (
-            <ul class="plain">
-              {checks.data.items.map((c) => (
-                <li key={c.id}>
-                  {humanize(c.check_type)} <Badge value={c.result} />{' '}
-                  <span class="muted small">{fmtTime(c.created_at)}</span>{' '}
-                  {c.flow_id && <a href={href(`/flows/${c.flow_id}`)}>flow {shortId(c.flow_id)}</a>}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
+        <ApplicantRecord a={a} />
       </div>
       <Confirm
         open={confirmErase}

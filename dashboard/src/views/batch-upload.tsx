@@ -2,7 +2,15 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { AML_DATASET_VALUES } from '../../../schemas/aml-datasets.js';
 import type { AmlDataset } from '../../../schemas/common.js';
 import { ApiFailure, type CheckOut, createBatch, getBatch, listChecks } from '../api';
-import { buildRecords, guessMapping, MAPPABLE, type MappedField, type Mapping } from '../batch-mapping';
+import {
+  type BatchRecordIn,
+  buildRecords,
+  guessMapping,
+  MAPPABLE,
+  type MappedField,
+  type Mapping,
+  type RowProblem,
+} from '../batch-mapping';
 import { type ParsedCsv, parseCsv, toCsv } from '../csv';
 import { fmtNumber, fmtScore, fmtTime, humanize, shortId } from '../format';
 import { href, navigate } from '../router';
@@ -10,6 +18,122 @@ import { Badge, Empty, ErrorBox, Facts, Loading, PageHeader, useAsync, useFocusH
 
 const USE_CASES = ['lookback', 'onboarding', 'ongoing', 'payment'] as const;
 const MAX_SHOWN_PROBLEMS = 50;
+
+/** A 422 on `records.N…` said by the line of the file that record came from. */
+function byLine(err: ApiFailure, lines: number[]): Error {
+  return new Error(
+    err.issues
+      .map((i) => {
+        const at = i.loc.indexOf('records');
+        const n = at >= 0 ? Number(i.loc[at + 1]) : Number.NaN;
+        const where = Number.isInteger(n) && lines[n] ? `line ${lines[n]}` : i.loc.join('.');
+        return `${where} (${i.loc.slice(at + 2).join('.')}): ${i.msg}`;
+      })
+      .join('; '),
+  );
+}
+
+/** Which column of the file feeds each batch record field. */
+function ColumnMapping(props: { header: string[]; mapping: Mapping; onMapping: (m: Mapping) => void }) {
+  const { header, mapping, onMapping } = props;
+  return (
+    <fieldset>
+      <legend>Column mapping</legend>
+      <div class="form-grid">
+        {MAPPABLE.map((f) => (
+          <div class="field" key={f.field}>
+            <label for={`map-${f.field}`}>{f.label}</label>
+            <select
+              id={`map-${f.field}`}
+              value={mapping[f.field] ?? ''}
+              onChange={(e) => {
+                const v = e.currentTarget.value;
+                const next: Mapping = { ...mapping };
+                if (v === '') delete next[f.field as MappedField];
+                else next[f.field as MappedField] = Number(v);
+                onMapping(next);
+              }}
+            >
+              <option value="">{'required' in f ? '— choose a column —' : '(not mapped)'}</option>
+              {header.map((h, i) => (
+                <option key={`${h}-${i}`} value={i}>
+                  {h || `column ${i + 1}`}
+                </option>
+              ))}
+            </select>
+          </div>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+/** What in the file could not be used, by line (the first MAX_SHOWN_PROBLEMS). */
+function BuildProblems({ problems }: { problems: RowProblem[] }) {
+  return (
+    <>
+      {problems.length > 0 && (
+        <section class="card" aria-labelledby="h-problems">
+          <h2 id="h-problems">
+            {fmtNumber(problems.length)} problem{problems.length === 1 ? '' : 's'} in the file
+          </h2>
+          <ul class="problems small">
+            {problems.slice(0, MAX_SHOWN_PROBLEMS).map((p) => (
+              <li key={`${p.line}-${p.field}`} data-line={p.line}>
+                Line {p.line}, {humanize(p.field)}: {p.message}
+                {p.skipped ? '' : ' (left out; the name is still screened)'}
+              </li>
+            ))}
+          </ul>
+          {problems.length > MAX_SHOWN_PROBLEMS && (
+            <p class="muted small">…and {problems.length - MAX_SHOWN_PROBLEMS} more.</p>
+          )}
+        </section>
+      )}
+    </>
+  );
+}
+
+/** The first records as they will be sent. */
+function RecordPreview({ records, lines }: { records: BatchRecordIn[]; lines: number[] }) {
+  return (
+    <>
+      {records.length > 0 && (
+        <div class="table-wrap">
+          <table class="table table-compact" aria-label="Preview of the first records">
+            <thead>
+              <tr>
+                <th scope="col">Line</th>
+                <th scope="col">Name</th>
+                <th scope="col">Reference</th>
+                <th scope="col">Type</th>
+                <th scope="col">Born</th>
+                <th scope="col">Nationality</th>
+                <th scope="col">Country</th>
+              </tr>
+            </thead>
+            <tbody>
+              {records.map((r, i) => {
+                const s = r.subjects[0];
+                return (
+                  <tr key={lines[i]}>
+                    <td class="num">{lines[i]}</td>
+                    <td>{s?.name}</td>
+                    <td>{r.external_id ?? '—'}</td>
+                    <td>{s?.type ?? '—'}</td>
+                    <td>{s?.date_of_birth ?? '—'}</td>
+                    <td>{s?.nationality ?? '—'}</td>
+                    <td>{s?.country ?? '—'}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
 
 /** Upload a customer CSV, map its columns to batch record fields, check the preview, submit. */
 export function NewBatch() {
@@ -53,28 +177,13 @@ export function NewBatch() {
       navigate(`/batches/${b.id}`);
     } catch (err) {
       // a 422 points at records.N: say which line of the file that was
-      if (err instanceof ApiFailure && err.issues.length && built) {
-        const lines = built.lines;
-        setError(
-          new Error(
-            err.issues
-              .map((i) => {
-                const at = i.loc.indexOf('records');
-                const n = at >= 0 ? Number(i.loc[at + 1]) : Number.NaN;
-                const where = Number.isInteger(n) && lines[n] ? `line ${lines[n]}` : i.loc.join('.');
-                return `${where} (${i.loc.slice(at + 2).join('.')}): ${i.msg}`;
-              })
-              .join('; '),
-          ),
-        );
-      } else setError(err);
+      setError(err instanceof ApiFailure && err.issues.length ? byLine(err, built.lines) : err);
     } finally {
       setBusy(false);
     }
   };
 
   const header = file?.csv.header ?? [];
-  const preview = built?.records.slice(0, 5) ?? [];
   return (
     <section aria-labelledby="page-title">
       <PageHeader title="New check batch from a CSV">
@@ -102,34 +211,7 @@ export function NewBatch() {
               <strong>{file.name}</strong>: {fmtNumber(file.csv.rows.length)} rows, columns{' '}
               {header.join(', ')}
             </p>
-            <fieldset>
-              <legend>Column mapping</legend>
-              <div class="form-grid">
-                {MAPPABLE.map((f) => (
-                  <div class="field" key={f.field}>
-                    <label for={`map-${f.field}`}>{f.label}</label>
-                    <select
-                      id={`map-${f.field}`}
-                      value={mapping[f.field] ?? ''}
-                      onChange={(e) => {
-                        const v = e.currentTarget.value;
-                        const next: Mapping = { ...mapping };
-                        if (v === '') delete next[f.field as MappedField];
-                        else next[f.field as MappedField] = Number(v);
-                        setMapping(next);
-                      }}
-                    >
-                      <option value="">{'required' in f ? '— choose a column —' : '(not mapped)'}</option>
-                      {header.map((h, i) => (
-                        <option key={`${h}-${i}`} value={i}>
-                          {h || `column ${i + 1}`}
-                        </option>
-                      ))}
-                    </select>
-                  </div>
-                ))}
-              </div>
-            </fieldset>
+            <ColumnMapping header={header} mapping={mapping} onMapping={setMapping} />
             <div class="form-grid">
               <div class="field">
                 <label for="batch-use-case">Use case</label>
@@ -163,58 +245,8 @@ export function NewBatch() {
                 </label>
               ))}
             </fieldset>
-            {built && built.problems.length > 0 && (
-              <section class="card" aria-labelledby="h-problems">
-                <h2 id="h-problems">
-                  {fmtNumber(built.problems.length)} problem{built.problems.length === 1 ? '' : 's'} in the
-                  file
-                </h2>
-                <ul class="problems small">
-                  {built.problems.slice(0, MAX_SHOWN_PROBLEMS).map((p) => (
-                    <li key={`${p.line}-${p.field}`} data-line={p.line}>
-                      Line {p.line}, {humanize(p.field)}: {p.message}
-                      {p.skipped ? '' : ' (left out; the name is still screened)'}
-                    </li>
-                  ))}
-                </ul>
-                {built.problems.length > MAX_SHOWN_PROBLEMS && (
-                  <p class="muted small">…and {built.problems.length - MAX_SHOWN_PROBLEMS} more.</p>
-                )}
-              </section>
-            )}
-            {preview.length > 0 && (
-              <div class="table-wrap">
-                <table class="table table-compact" aria-label="Preview of the first records">
-                  <thead>
-                    <tr>
-                      <th scope="col">Line</th>
-                      <th scope="col">Name</th>
-                      <th scope="col">Reference</th>
-                      <th scope="col">Type</th>
-                      <th scope="col">Born</th>
-                      <th scope="col">Nationality</th>
-                      <th scope="col">Country</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {preview.map((r, i) => {
-                      const s = r.subjects[0];
-                      return (
-                        <tr key={built?.lines[i]}>
-                          <td class="num">{built?.lines[i]}</td>
-                          <td>{s?.name}</td>
-                          <td>{r.external_id ?? '—'}</td>
-                          <td>{s?.type ?? '—'}</td>
-                          <td>{s?.date_of_birth ?? '—'}</td>
-                          <td>{s?.nationality ?? '—'}</td>
-                          <td>{s?.country ?? '—'}</td>
-                        </tr>
-                      );
-                    })}
-                  </tbody>
-                </table>
-              </div>
-            )}
+            {built && <BuildProblems problems={built.problems} />}
+            {built && <RecordPreview records={built.records.slice(0, 5)} lines={built.lines} />}
           </>
         )}
         <ErrorBox error={error} title="The batch was not submitted" />

@@ -230,6 +230,54 @@ function NewMonitor({ onCreated }: { onCreated: (m: MonitorOut) => void }) {
   );
 }
 
+const subjectOf = (m: MonitorOut) => m.subjects.map((s) => s.name).join(', ') || shortId(m.id);
+
+/** One monitor: whom it screens, how it stands, when it ran and runs next, and what the operator may do. */
+function MonitorRow(props: {
+  m: MonitorOut;
+  mayPause: boolean;
+  mayDelete: boolean;
+  onToggle: () => void;
+  onDelete: () => void;
+}) {
+  const { m, mayPause, mayDelete, onToggle, onDelete } = props;
+  return (
+    <tr data-monitor-id={m.id}>
+      <td>
+        {subjectOf(m)}
+        <div class="muted small">
+          {m.external_id ?? ''}{' '}
+          {m.applicant_id && <a href={href(`/applicants/${m.applicant_id}`)}>applicant</a>}
+        </div>
+      </td>
+      <td>
+        <Badge value={m.status} />
+        {m.failure_reason && <div class="error-text small">{m.failure_reason}</div>}
+      </td>
+      <td title={fmtTime(m.last_checked_at)}>{fmtRelative(m.last_checked_at)}</td>
+      <td>
+        <code>{shortId(m.last_dataset_partition)}</code>
+      </td>
+      <td title={fmtTime(m.next_due_at)}>{m.status === 'active' ? fmtRelative(m.next_due_at) : '—'}</td>
+      <td>{m.interval_hours} h</td>
+      <td>
+        <div class="cell-actions">
+          {mayPause && m.status !== 'failed' && (
+            <button type="button" class="btn btn-small" data-monitor-toggle={m.id} onClick={onToggle}>
+              {m.status === 'paused' ? 'Resume' : 'Pause'}
+            </button>
+          )}
+          {mayDelete && (
+            <button type="button" class="btn btn-small btn-danger" onClick={onDelete}>
+              Delete
+            </button>
+          )}
+        </div>
+      </td>
+    </tr>
+  );
+}
+
 export function Monitors() {
   const session = useSession();
   const mayPause = can(session, 'pauseMonitor', 'POST') && can(session, 'resumeMonitor', 'POST');
@@ -260,7 +308,6 @@ export function Monitors() {
       );
       list.reload();
     });
-  const subjectOf = (m: MonitorOut) => m.subjects.map((s) => s.name).join(', ') || shortId(m.id);
   const remove = (m: MonitorOut) =>
     run(async () => {
       await deleteMonitor(m.id);
@@ -325,44 +372,14 @@ export function Monitors() {
         columns={['Subject', 'Status', 'Last screened', 'Dataset version', 'Next due', 'Every']}
         actions
         row={(m) => (
-          <tr key={m.id} data-monitor-id={m.id}>
-            <td>
-              {subjectOf(m)}
-              <div class="muted small">
-                {m.external_id ?? ''}{' '}
-                {m.applicant_id && <a href={href(`/applicants/${m.applicant_id}`)}>applicant</a>}
-              </div>
-            </td>
-            <td>
-              <Badge value={m.status} />
-              {m.failure_reason && <div class="error-text small">{m.failure_reason}</div>}
-            </td>
-            <td title={fmtTime(m.last_checked_at)}>{fmtRelative(m.last_checked_at)}</td>
-            <td>
-              <code>{shortId(m.last_dataset_partition)}</code>
-            </td>
-            <td title={fmtTime(m.next_due_at)}>{m.status === 'active' ? fmtRelative(m.next_due_at) : '—'}</td>
-            <td>{m.interval_hours} h</td>
-            <td>
-              <div class="cell-actions">
-                {mayPause && m.status !== 'failed' && (
-                  <button
-                    type="button"
-                    class="btn btn-small"
-                    data-monitor-toggle={m.id}
-                    onClick={() => toggle(m)}
-                  >
-                    {m.status === 'paused' ? 'Resume' : 'Pause'}
-                  </button>
-                )}
-                {mayDelete && (
-                  <button type="button" class="btn btn-small btn-danger" onClick={() => setDeleting(m)}>
-                    Delete
-                  </button>
-                )}
-              </div>
-            </td>
-          </tr>
+          <MonitorRow
+            key={m.id}
+            m={m}
+            mayPause={mayPause}
+            mayDelete={mayDelete}
+            onToggle={() => toggle(m)}
+            onDelete={() => setDeleting(m)}
+          />
         )}
       />
       <Pager next={list.data?.next_cursor} onNext={setCursor} />
