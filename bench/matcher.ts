@@ -22,6 +22,7 @@ import {
   type ScreenResult,
   type ScreenSubject,
 } from '../matcher/index.js';
+import { consolidationFigures, consolidationLines } from './consolidation.js';
 import {
   bruteSample,
   LISTS,
@@ -693,5 +694,20 @@ report.push(
   `machine: ${os.availableParallelism()} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ` +
     `peak RSS ${MB(process.resourceUsage().maxRSS * 1024)}; total ${((performance.now() - tStart) / 1000).toFixed(0)} s`,
 );
+// ---- entity consolidation across the lists (bench/consolidation.ts) ------------------------------------------
+section('Entity consolidation across lists');
+{
+  const { figures: c } = consolidationFigures(allEntities);
+  report.push(...consolidationLines(c));
+  put('consolidation_entities_after', 'entities after consolidation', 'entities', c.entities_after);
+  put('consolidation_links', 'links between entries of different lists', 'links', c.links);
+  put(
+    'consolidation_precision',
+    'link precision on the hand-labelled sample',
+    'fraction',
+    c.sample.judged ? c.sample.correct / c.sample.judged : 0,
+  );
+}
+
 process.stdout.write(`# veriscreen matcher bench\n${report.join('\n')}\n`);
 recordResult('matcher', figures, { loadBefore });

@@ -139,6 +139,7 @@ interface Entry {
   e: Entity;
   kind: ReturnType<typeof schemaKind>;
   prepared: PreparedName[] | undefined;
+  names: string[] | undefined;
   keys: string[] | undefined;
   /** name key → the first name of the entry that gives it, as the list writes it */
   keyNames: Map<string, string> | undefined;
@@ -152,9 +153,16 @@ function strongNames(e: Entity): string[] {
     .map((n) => n.value);
 }
 
-function preparedOf(x: Entry): PreparedName[] {
-  x.prepared ??= strongNames(x.e).map((n) => prepareName(n, x.kind.kind));
-  return x.prepared;
+/** The entry's i-th strong name, prepared on first use (most pairs agree on their first names, and preparing every
+ * alias of every entry was most of the linking time). */
+function preparedAt(x: Entry, names: string[], i: number): PreparedName {
+  x.prepared ??= [];
+  let p = x.prepared[i];
+  if (p === undefined) {
+    p = prepareName(names[i]!, x.kind.kind);
+    x.prepared[i] = p;
+  }
+  return p;
 }
 
 /** The best name pair of two entries: its similarity and the two names as the lists write them. */
@@ -166,19 +174,19 @@ export function bestNamePair(a: Entity, b: Entity): { score: number; a: string; 
 }
 
 function entry(e: Entity, kind = schemaKind(e.schema)): Entry {
-  return { e, kind, prepared: undefined, keys: undefined, keyNames: undefined };
+  return { e, kind, prepared: undefined, names: undefined, keys: undefined, keyNames: undefined };
 }
 
 function bestPair(x: Entry, y: Entry): { score: number; a: string; b: string } {
-  const px = preparedOf(x);
-  const py = preparedOf(y);
-  const nx = strongNames(x.e);
-  const ny = strongNames(y.e);
+  x.names ??= strongNames(x.e);
+  y.names ??= strongNames(y.e);
+  const nx = x.names;
+  const ny = y.names;
   const org = x.kind.org || y.kind.org;
   let best = { score: 0, a: nx[0] ?? '', b: ny[0] ?? '' };
-  for (let i = 0; i < px.length; i++)
-    for (let j = 0; j < py.length; j++) {
-      const s = nameSimilarity(px[i]!, py[j]!, org);
+  for (let i = 0; i < nx.length; i++)
+    for (let j = 0; j < ny.length; j++) {
+      const s = nameSimilarity(preparedAt(x, nx, i), preparedAt(y, ny, j), org);
       if (s > best.score) best = { score: s, a: nx[i]!, b: ny[j]! };
       // nothing beats an exact agreement: the rest of the pairs need not be compared
       if (best.score >= EXACT) return best;

@@ -93,6 +93,7 @@ function EntityCard({ a }: { a: Alert }) {
           ['Dataset version', <code key="dv">{String(ev.dataset_version ?? '—')}</code>],
         ]}
       />
+      <EntitySources sources={ev.sources} />
     </section>
   );
 }
@@ -405,5 +406,49 @@ export function AlertDetail({ id }: { id: string }) {
       </div>
       <FeaturesCard a={a} />
     </section>
+  );
+}
+
+interface SourceEntry {
+  entity_id: string;
+  source: string;
+  source_id: string;
+  name: string;
+  score: number;
+  programs: string[];
+  matched_name: string;
+}
+
+/** Every list entry of a consolidated entity (entries of several lists linked at dataset build): one alert names
+ * them all, each with its own best-matching name and score. Nothing for an entity on one list. */
+function EntitySources({ sources }: { sources: unknown }) {
+  if (!Array.isArray(sources) || sources.length < 2) return null;
+  const rows = sources as SourceEntry[];
+  return (
+    <>
+      <h3 id="h-sources">The same entity on {rows.length} lists</h3>
+      <table class="table table-compact" aria-labelledby="h-sources">
+        <thead>
+          <tr>
+            <th scope="col">List</th>
+            <th scope="col">List ID</th>
+            <th scope="col">Name that matched</th>
+            <th scope="col">Programs</th>
+            <th scope="col">Score</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((x) => (
+            <tr key={x.entity_id} data-entity-id={x.entity_id}>
+              <td>{x.source}</td>
+              <td>{x.source_id}</td>
+              <td>{x.matched_name}</td>
+              <td>{x.programs.join(', ') || '—'}</td>
+              <td>{fmtScore(x.score)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
