@@ -66,6 +66,8 @@ export class PoolSockets {
 
 /** Connection errors that say the server is not there (as opposed to a slow or reset connection). */
 const REFUSED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+export const isRefusal = (err: unknown): boolean =>
+  REFUSED.has(String((err as { code?: unknown } | null)?.code ?? ''));
 
 /** A socket that fails as a refused connection would, after the driver has attached its listeners. */
 function refusedSocket(): Socket {

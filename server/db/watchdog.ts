@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import type { Logger } from '../log.js';
-import type { PoolSockets } from './sql.js';
+import { isRefusal, type PoolSockets } from './sql.js';
 
 /** How often the watchdog asks the server `select 1`, and how long it waits for the answer. */
 export const WATCHDOG_INTERVAL_MS = 1000;
@@ -34,8 +34,11 @@ export function startDbWatchdog(url: string, sockets: PoolSockets, log: Logger):
     const answered = await Promise.race([
       probe`select 1`.then(
         () => true,
-        // refused or reset: the server is down, not frozen; the pool's gate stays shut until it answers
-        () => {
+        // refused: the server is down, not frozen; the pool's gate stays shut until it answers. Anything else (a
+        // connect timeout on a loaded machine, or this probe abandoned as unanswered) is a miss, counted below,
+        // never a reason to shut the gate at once
+        (err: unknown) => {
+          if (!isRefusal(err)) return false;
           sockets.setUnavailable(true);
           return 'refused' as const;
         },

@@ -17,6 +17,7 @@ const NEEDS: { need: Need; modules?: string[]; packages?: RegExp; calls?: RegExp
       'test/helpers/test-app.ts',
       'test/helpers/private-services.ts',
       'server/app.ts',
+      'server/db/watchdog.ts',
       'server/storage/local-s3.ts',
     ],
     packages: /^(postgres|ioredis|s3rver|@nats-io\/.*)$/,
