@@ -61,7 +61,7 @@ describe.skipIf(!HAS_SHARED_DATA)('bin/veriscreen face-match (offline)', () => {
     const ok = await withStdin(['face-match'], input.split('\n').slice(0, 2).join('\n'));
     expect(ok.code).toBe(0);
     expect(ok.stderr).not.toContain('failed');
-  });
+  }, 180_000); // two CLI runs that each load the face models: over a minute at load 27 on two cores
 
   it('refuses a threshold outside 0..1 before loading anything (exit status 1)', async () => {
     const r = await withStdin(['face-match', '--threshold', '2'], '');
