@@ -49,9 +49,10 @@ export function holderPassport(): SyntheticPassport {
   };
 }
 
-/** How far the holder nods for up and down in the video: more than challenge-frames.ts's 25°, whose pitch is read
- * 10.8° from the front frame's on the still itself (8° are needed) and loses some of it through the camera video's
- * scaling and compression. */
+/** How far the holder nods for up and down in the video: more than challenge-frames.ts's 25°, as a frame loses some
+ * of its pitch through the camera video's scaling and chroma subsampling. Read through a simulated video frame
+ * (the scene, its I420 planes, back to RGB, JPEG), the front frame's pitch is 8.0° and these views' 23.0° (down) and
+ * −7.6° (up): 15° from the front where the rule asks 8° (identity/face/pose.ts). */
 const VIDEO_NOD_DEGREES = 35;
 
 /** The y4m at `path`: the holder's passport (img4 as its portrait), then the holder's face in each pose. */

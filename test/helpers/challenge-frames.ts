@@ -3,7 +3,7 @@
 // - front: img2.jpg as it is (a frontal portrait: yaw 2.9°, pitch 7.9°);
 // - left: her face in couple.jpg, cropped (a real photo of her turned to her left: yaw −14.1°);
 // - right: that crop's mirror image (yaw +14.9°);
-// - up / down: img2.jpg with its face mesh turned 25° in 3D (test/helpers/head-turn.ts; pitch −3.6° / 18.8°);
+// - up / down: img2.jpg with its face mesh turned 25° in 3D (test/helpers/head-turn.ts; pitch −2.1° / 20.0°);
 // - portrait: img4.jpg (another photo of her) for the passport;
 // - stranger: Brad Pitt's face in couple.jpg, turned to his left (yaw −13.4°): a frame of another person.
 import { readFile } from 'node:fs/promises';

@@ -2,9 +2,15 @@
 // their heads is shared with this project). How a view is derived, plainly: human's face mesh of the photo (468
 // points with depth, in the units human itself uses for its angles) is rotated in 3D about a point behind the face
 // and drawn back over the photo, each mesh triangle textured from where it was in the photo; triangles that turn
-// away from the camera are not drawn, nearer ones cover farther ones. Hair, ears and background do not move. It is
-// a synthetic view of a real face, not a photo of a turned head: the pose thresholds are set on real photos
-// (bench/identity-poses.ts), these views only drive the challenge through the API.
+// away from the camera are not drawn, nearer ones cover farther ones. The moved mesh is seen in perspective, from a
+// camera at arm's length (a few face widths away), so that the part of the face that comes nearer grows and the part
+// that goes away shrinks, as in a real photo. Where the turned face no longer covers the photo's face, what a camera
+// would see there instead is drawn: the hair above the forehead carried down (a nod shows the top of the head), or
+// the shaded neck below the chin carried up (a raised chin shows the underside of the jaw); left there, the photo's
+// own forehead or chin would read as a second, unturned face outline and pull the measured pose back to frontal.
+// Hair, ears and background do not move. It is a synthetic view of a real face, not a photo of a turned head: the
+// pose thresholds are set on real photos (bench/identity-poses.ts), these views only drive the challenge through the
+// API and the camera video.
 import sharp from 'sharp';
 import { acquireModels, type LoadedModels, releaseModels } from '../../identity/face/models.js';
 
@@ -12,6 +18,10 @@ import { acquireModels, type LoadedModels, releaseModels } from '../../identity/
 const MESH_INPUT = 192;
 /** the head turns about a point this many face widths behind the mesh's mean depth (a neck, roughly) */
 const PIVOT_DEPTH = 0.5;
+/** the camera is this many face widths in front of the face (a phone at arm's length: ~40 cm from a ~14 cm face) */
+const CAMERA_DISTANCE = 3;
+/** how much darker the neck under a raised chin is drawn than the neck in the photo (it is in the jaw's shadow) */
+const UNDER_JAW_SHADE = 0.6;
 
 type Vec3 = [number, number, number];
 
@@ -74,6 +84,78 @@ function rotate(points: Vec3[], yaw: number, pitch: number): Vec3[] {
   });
 }
 
+/** `moved` as a camera CAMERA_DISTANCE face widths in front of the face sees it: each point scaled about the face's
+ *  centre by how much nearer or farther it is than the centre (depth grows away from the camera). The photo itself
+ *  is taken as the view at the centre's depth, so an unturned mesh projects onto itself. */
+function project(moved: Vec3[], width: number): Vec3[] {
+  const n = moved.length;
+  const mean = (k: 0 | 1 | 2) => moved.reduce((s, p) => s + p[k], 0) / n;
+  const [cx, cy, cz] = [mean(0), mean(1), mean(2)];
+  const distance = CAMERA_DISTANCE * width;
+  return moved.map(([x, y, z]) => {
+    const k = distance / (distance + (z - cz));
+    return [cx + (x - cx) * k, cy + (y - cy) * k, z];
+  });
+}
+
+/** Marks in `mask` (one byte a pixel) the pixels inside the mesh's triangles at `points`. */
+function fillMask(
+  mask: Uint8Array,
+  width: number,
+  height: number,
+  points: Vec3[],
+  triangles: number[],
+): void {
+  for (let t = 0; t + 2 < triangles.length; t += 3) {
+    const [a, b, c] = [triangles[t], triangles[t + 1], triangles[t + 2]].map(
+      (k) => points[k as number] as Vec3,
+    ) as [Vec3, Vec3, Vec3];
+    const total = area(a, b, c);
+    if (Math.abs(total) < 1e-6) continue;
+    const x0 = Math.max(0, Math.floor(Math.min(a[0], b[0], c[0])));
+    const x1 = Math.min(width - 1, Math.ceil(Math.max(a[0], b[0], c[0])));
+    const y0 = Math.max(0, Math.floor(Math.min(a[1], b[1], c[1])));
+    const y1 = Math.min(height - 1, Math.ceil(Math.max(a[1], b[1], c[1])));
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const p: Vec3 = [x + 0.5, y + 0.5, 0];
+        const wa = area(b, c, p) / total;
+        const wb = area(c, a, p) / total;
+        if (wa >= 0 && wb >= 0 && 1 - wa - wb >= 0) mask[y * width + x] = 1;
+      }
+    }
+  }
+}
+
+/**
+ * Paints over the photo's face where the turned face will not cover it, column by column, with what lies beyond the
+ * face in the direction it moved away from: for a nod down (pitch > 0) the pixel just above the face (hair), for a
+ * raised chin the pixel just below it (neck, shaded). Turns left or right leave the cheeks' edges bare the same
+ * way; they are filled from above too, a little hair being what shows beside a turned temple.
+ */
+function coverRevealed(img: Raw, out: Buffer, original: Uint8Array, turned: Uint8Array, pitch: number): void {
+  const { width, height } = img;
+  for (let x = 0; x < width; x++) {
+    let top = -1;
+    let bottom = -1;
+    for (let y = 0; y < height; y++) {
+      if (!original[y * width + x]) continue;
+      if (top < 0) top = y;
+      bottom = y;
+    }
+    if (top < 0) continue;
+    const fromBelow = pitch < 0;
+    const sy = fromBelow ? Math.min(height - 1, bottom + 2) : Math.max(0, top - 2);
+    const shade = fromBelow ? UNDER_JAW_SHADE : 1;
+    const src = (sy * width + x) * 3;
+    for (let y = top; y <= bottom; y++) {
+      const i = y * width + x;
+      if (!original[i] || turned[i]) continue;
+      for (let ch = 0; ch < 3; ch++) out[i * 3 + ch] = Math.round((img.data[src + ch] ?? 0) * shade);
+    }
+  }
+}
+
 const area = (a: Vec3, b: Vec3, c: Vec3) => (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
 
 /** Draws triangle `dst` into `out`, sampling the photo at the same barycentric point of `src`. */
@@ -108,8 +190,14 @@ export async function turnedView(photo: Uint8Array, turn: { yaw: number; pitch: 
   try {
     const img = await decodeRaw(photo, 1200);
     const mesh = await meshOf(models, img);
-    const moved = rotate(mesh.points, turn.yaw, turn.pitch);
+    const xs = mesh.points.map((p) => p[0]);
+    const moved = project(rotate(mesh.points, turn.yaw, turn.pitch), Math.max(...xs) - Math.min(...xs));
     const out = Buffer.from(img.data);
+    const original = new Uint8Array(img.width * img.height);
+    const turned = new Uint8Array(img.width * img.height);
+    fillMask(original, img.width, img.height, mesh.points, mesh.triangles);
+    fillMask(turned, img.width, img.height, moved, mesh.triangles);
+    coverRevealed(img, out, original, turned, turn.pitch);
     const faces: { i: number[]; depth: number }[] = [];
     for (let t = 0; t + 2 < mesh.triangles.length; t += 3) {
       const i = [mesh.triangles[t], mesh.triangles[t + 1], mesh.triangles[t + 2]] as number[];
