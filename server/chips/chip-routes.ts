@@ -9,7 +9,14 @@ import type { ObjectStore } from '../storage/s3.js';
 import { base64Cap } from '../trust-store/trust-store-routes.js';
 import { type ChipDeps, chipPortraitKeyOf, createChallenge, submitChip } from './chip-service.js';
 
-const E404 = { description: 'Not found in this tenant', schema: ErrorEnvelope };
+const E403 = {
+  description: "applicant_session_forbidden: an applicant session and another flow's document",
+  schema: ErrorEnvelope,
+};
+const E404 = {
+  description: 'Not found in this tenant (or not a document of this flow)',
+  schema: ErrorEnvelope,
+};
 const E409 = {
   description: 'The flow is decided, the document rejected, or its chip submitted already',
   schema: ErrorEnvelope,
@@ -20,7 +27,10 @@ const E422 = {
   schema: ValidationFailure,
 };
 
-/** Chip data of a flow's passport or ID card (secret key; operator sessions as the tenant's key). */
+/** Chip data of a flow's passport or ID card: a secret key (the tenant's app through its backend; operator sessions
+ * as the tenant's key) or an applicant session of that flow (the tenant's app that opened the verification or
+ * hand-off link and reads the chip itself: docs/journey.md). The fence (authorizeRoute) keeps an applicant session
+ * to its own flow's documents; the chip portrait stays with the tenant and its operators. */
 export function chipRoutes(deps: ChipDeps & { store: ObjectStore; previewTtlSeconds: number }) {
   const cap = base64Cap(deps.maxBytes);
   return [
@@ -31,10 +41,11 @@ export function chipRoutes(deps: ChipDeps & { store: ObjectStore; previewTtlSeco
       summary:
         'An Active Authentication challenge for this document: 8 random bytes, single use, valid 5 minutes',
       tag: 'documents',
-      auth: 'secret',
+      auth: 'secret_or_applicant',
       params: DocumentParams,
       responses: {
         201: { description: 'The challenge', schema: ChipChallengeOut },
+        403: E403,
         404: E404,
         409: E409,
         422: E422,
@@ -51,12 +62,13 @@ export function chipRoutes(deps: ChipDeps & { store: ObjectStore; previewTtlSeco
       summary:
         "Submit what a reader app read from the document's chip (EF.SOD, DG1, DG2, …, base64): verified in the background",
       tag: 'documents',
-      auth: 'secret',
+      auth: 'secret_or_applicant',
       params: DocumentParams,
       body: ChipSubmissionIn(cap),
       maxBodyBytes: cap + 64 * 1024,
       responses: {
         202: { description: 'Stored; passive authentication queued', schema: ChipSubmissionOut },
+        403: E403,
         404: E404,
         409: E409,
         413: { description: 'Larger than CHIP_MAX_BYTES', schema: ErrorEnvelope },

@@ -25,6 +25,7 @@ import {
   type Party,
 } from '../helpers/chip-fixtures.js';
 import { face, HAS_IDENTITY_DATA, syntheticPassport, td3Lines } from '../helpers/identity-images.js';
+import { asApplicant, bearerSession, mintLink } from '../helpers/journey.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 
 interface Sub {
@@ -300,6 +301,56 @@ describe.skipIf(!HAS_IDENTITY_DATA)('ePassport chips through HTTP', () => {
       height: 320,
     });
     approved = f;
+  }, 300_000);
+
+  it("the tenant's app with an applicant session submits its own flow's chip, answering a challenge; another flow's chip is 403", async () => {
+    const { id, docId } = await passportFlow('nfc-required');
+    await upload(id, 'selfie', await readFile(face('img4.jpg')));
+    const other = await startFlow('nfc-required', { ...anna, consent: { biometric: true } });
+    const otherDoc = (await register(other, 'passport')).id;
+    // the app opened the verification link and exchanged it for a bearer session, as docs/journey.md says
+    const app = await bearerSession(t, await mintLink(t, acme, id));
+    const as = <T>(method: string, path: string, b?: unknown) => asApplicant<T>(t, app, method, path, b);
+    // another flow's document, by its own path or under this flow's: refused before anything is looked at or written
+    for (const [flowId, doc] of [
+      [other, otherDoc],
+      [other, docId],
+    ] as const) {
+      for (const path of [`${chipPath(flowId, doc)}/challenges`, chipPath(flowId, doc)]) {
+        const r = await as<{ error: { code: string } }>('POST', path, body(chipOf(ds)));
+        expect([path, r.status, r.body.error.code]).toEqual([path, 403, 'applicant_session_forbidden']);
+      }
+    }
+    // its own flow with another flow's document id: not found in this flow
+    const stray = await as<{ error: { code: string } }>('POST', `${chipPath(id, otherDoc)}/challenges`);
+    expect([stray.status, stray.body.error.code]).toEqual([404, 'not_found']);
+    expect(
+      await t.app.sql`select 1 from chip_challenges where flow_id = ${other}
+        union all select 1 from document_chips where flow_id = ${other}`,
+    ).toHaveLength(0);
+    // the chip portrait is the tenant's and its operators': no applicant credential there
+    expect((await as('GET', `${chipPath(id, docId)}/portrait`)).status).toBe(401);
+
+    const ch = await as<{ id: string; nonce: string }>('POST', `${chipPath(id, docId)}/challenges`);
+    expect(ch.status, JSON.stringify(ch.body)).toBe(201);
+    const signature = b64(aaSign(aa.privateKey, Buffer.from(ch.body.nonce, 'hex')));
+    const sent = await as<{ chip_status: string; active_authentication: boolean }>(
+      'POST',
+      chipPath(id, docId),
+      body(chipOf(ds), { active_authentication: { challenge_id: ch.body.id, signature } }),
+    );
+    expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+    expect(sent.body).toMatchObject({ chip_status: 'pending', active_authentication: true });
+    const [audit] = await t.app.sql<{ actor_type: string }[]>`
+      select actor_type from audit_log where action = 'document.chip_submitted' and resource_id = ${docId}`;
+    expect(audit?.actor_type).toBe('applicant_session');
+    // the session's flow waits for its submit (a verification session is open), then decides on the chip
+    const submitted = await as('POST', '/v1/applicant_session/submit');
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
+    const f = await decided(id);
+    expect(chipSubs(documentCheck(f)).every((s) => s.passed === true)).toBe(true);
+    expect(subOf(documentCheck(f), 'chip_active_authentication')?.passed).toBe(true);
+    expect(f).toMatchObject({ status: 'APPROVED', decision_reason_codes: [] });
   }, 300_000);
 
   it('each negative case gives its reason code and decision', async () => {
