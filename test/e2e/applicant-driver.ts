@@ -122,7 +122,10 @@ export async function captureScene(
  * step appears. */
 export function nextChallenge(page: Page): Promise<Pose[]> {
   return page
-    .waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/liveness_challenges'))
+    .waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/liveness_challenges'), {
+      // it comes after the document's capture, its upload and its quality verdict: slow on a loaded machine
+      timeout: 180_000,
+    })
     .then(async (r) => ((await r.json()) as { poses: Pose[] }).poses);
 }
 
@@ -147,13 +150,13 @@ export class TenantSite {
       if (url.pathname === '/embed') {
         const src = url.searchParams.get('src') ?? '';
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(`<!doctype html><title>Acme</title><h1>Acme onboarding</h1>
+        res.end(`<!doctype html><html lang="en"><title>Acme</title><h1>Acme onboarding</h1>
 <iframe id="journey" title="Identity verification" allow="camera" width="360" height="700" src="${src.replace(/"/g, '&quot;')}"></iframe>
 <script>window.received = []; addEventListener('message', (e) => window.received.push({ origin: e.origin, data: e.data }));</script>`);
         return;
       }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end('<!doctype html><title>Acme</title><h1>Welcome back to Acme</h1>');
+      res.end('<!doctype html><html lang="en"><title>Acme</title><h1>Welcome back to Acme</h1>');
     });
   }
   async start(): Promise<this> {

@@ -118,7 +118,8 @@ describe.skipIf(!HAVE_JOURNEY_API || !HAVE_CHROMIUM || !HAS_IDENTITY_DATA)(
       const ctx = await browser.newContext({ viewport: PHONE, locale });
       contexts.push(ctx);
       const page = await ctx.newPage();
-      page.setDefaultTimeout(30_000);
+      // a capture is uploaded and judged by the server before the next screen: slow on a loaded machine
+      page.setDefaultTimeout(90_000);
       await page.goto(url);
       return page;
     }
@@ -229,7 +230,7 @@ describe.skipIf(!HAVE_JOURNEY_API || !HAVE_CHROMIUM || !HAS_IDENTITY_DATA)(
       expect(back.searchParams.get('flow_id')).toBe(journey.flowId);
       expect(back.searchParams.get('status')).toBe('submitted');
       await page.getByRole('heading', { name: 'Welcome back to Acme' }).waitFor();
-    }, 300_000);
+    }, 420_000);
 
     it('a used link cannot open the flow again', async () => {
       const page = await open(phone, journey.url);
@@ -356,7 +357,7 @@ describe.skipIf(!HAVE_JOURNEY_API || !HAVE_CHROMIUM || !HAS_IDENTITY_DATA)(
       );
       const docs = f.documents as { doc_type: string; capture: string }[];
       expect(new Set(docs.map((d) => d.capture))).toEqual(new Set(['hosted_camera']));
-    }, 240_000);
+    }, 360_000);
 
     it('the Arabic page lays out right to left, axe-clean', async () => {
       const { url } = await flowWithLink('journey', { locale: 'ar' });
