@@ -139,6 +139,7 @@ export async function createDocument(
   const capture = captureOf(principal, input.capture, flow);
   assertUploadAllowed(flow, input.doc_type, side);
   const frame = await challengeFrame(sql, tenantId, flowId, input);
+  assertChallengedSelfie(principal, input.doc_type, frame);
   const id = randomUUID();
   const mime: DocumentMimeType = input.mime_type ?? 'image/jpeg';
   const key = documentKey(tenantId, flow.applicant_id, id);
@@ -222,6 +223,19 @@ function captureOf(
     });
   }
   return said === 'camera' ? 'hosted_camera' : 'hosted_upload';
+}
+
+/** The applicant's journey takes its selfie with a liveness challenge (its selfie step says `liveness: true`): an
+ * applicant session's selfie must be a frame of one. A plain selfie would meet the flow's selfie input without the
+ * challenge and so skip its review routing; a tenant credential may still send one (its own capture, which it
+ * vouches for, as with `capture`). */
+function assertChallengedSelfie(principal: Principal, docType: string, frame: unknown): void {
+  if (principal.kind !== 'applicant' || docType !== 'selfie' || frame) return;
+  throw invalid(
+    ['body', 'liveness_challenge_id'],
+    'a selfie of the applicant journey is a frame of a liveness challenge: POST /v1/flows/{flow_id}/liveness_challenges, then one selfie per pose with liveness_challenge_id and pose',
+    'missing',
+  );
 }
 
 /** The template decides what a flow accepts: `allowed_document_types` (when set), a selfie only on a template with

@@ -241,7 +241,7 @@ describe.skipIf(!HAS_IDENTITY_DATA)('selfie liveness challenge', () => {
     expect(fs.decision_reason_codes).toContain('liveness_challenge_failed');
   }, 300_000);
 
-  it('an applicant session issues and answers a challenge on its own flow only, as the hosted page does', async () => {
+  it('an applicant session issues and answers a challenge on its own flow only, as the hosted page does; its selfie is never a plain one', async () => {
     const flow = await journeyFlow(t, acme, 'selfie-only');
     const a = await bearerSession(t, await mintLink(t, acme, flow.id));
     const consent = { biometric: true, policy_version: 'acme-2026-01' };
@@ -250,6 +250,18 @@ describe.skipIf(!HAS_IDENTITY_DATA)('selfie liveness challenge', () => {
     const foreign = await asApplicant<ErrorBody>(t, a, 'POST', `/v1/flows/${other}/liveness_challenges`);
     expect(foreign.status).toBe(403);
     expect(foreign.body.error.code).toBe('applicant_session_forbidden');
+    // the journey's selfie is the challenge: a plain one from the applicant session is refused, on the camera or not
+    for (const capture of ['camera', 'upload']) {
+      const plain = await asApplicant<ErrorBody>(t, a, 'POST', '/v1/documents', {
+        submission_id: flow.id,
+        doc_type: 'selfie',
+        capture,
+      });
+      expect(plain.status).toBe(422);
+      expect(plain.body.detail?.map((d) => [d.loc, d.type])).toEqual([
+        [['body', 'liveness_challenge_id'], 'missing'],
+      ]);
+    }
     const c = await asApplicant<Challenge>(t, a, 'POST', `/v1/flows/${flow.id}/liveness_challenges`);
     expect(c.status, JSON.stringify(c.body)).toBe(201);
     for (const pose of c.body.poses) {
