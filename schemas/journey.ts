@@ -102,6 +102,11 @@ export const ApplicantSessionCreated = Type.Object(
     purpose: LinkPurpose,
     expires_at: Timestamp,
     idle_timeout_seconds: Type.Integer({ description: 'the session ends when unused this long' }),
+    page_url: Type.String({
+      description:
+        'the hosted page on this session, for an iframe of an allowed origin: `/applicant/?session=<id>#token=<access_token>` ' +
+        '(the token in the fragment never reaches a server; the page keeps it in its tab and sends it as Bearer)',
+    }),
   },
   { title: 'ApplicantSessionCreated' },
 );

@@ -1,6 +1,8 @@
 /**
  * The page's only way to the service: the applicant-session operations of docs/journey.md, on the same origin with
- * the session cookie (HttpOnly: the page never sees it), and the object store's presigned PUTs for captures.
+ * the session cookie (HttpOnly: the page never sees it) — or, in an embedding tenant's iframe, with the bearer token
+ * the tenant put in the page's fragment (a cross-site frame gets no SameSite=Lax cookie) — and the object store's
+ * presigned PUTs for captures.
  */
 
 export type CaptureMode = 'live_only' | 'upload_only' | 'live_or_upload';
@@ -79,13 +81,35 @@ export class ApiFailure extends Error {
   }
 }
 
+let bearer: string | null = null;
+
+/** The embedded page's session: `#token=aps_…` of its address (a POST /v1/applicant_sessions page_url); null for a
+ * page opened by a link (its cookie is the session). The token stays in the fragment, so that a reload of the frame
+ * resumes: browsers that block third-party storage deny a cross-site frame its sessionStorage, and a fragment never
+ * reaches a server, a log or a Referer. */
+export function adoptBearer(): void {
+  bearer = /^#token=(aps_[A-Za-z0-9_-]{43})$/.exec(location.hash)?.[1] ?? null;
+}
+
+/** The session ended (cancel): the page forgets its token and takes it out of its address. */
+export function dropBearer(): void {
+  if (!bearer) return;
+  bearer = null;
+  history.replaceState(null, '', location.pathname + location.search);
+}
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {
       method,
-      credentials: 'same-origin',
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      // with a bearer no cookie is wanted; a different credentials mode also keeps the page's preload of its
+      // session (made without the token) from answering this request
+      credentials: bearer ? 'omit' : 'same-origin',
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch {
@@ -141,7 +165,7 @@ export const api = {
   intake: (body: Record<string, string>) => call<SessionView>('PUT', '/v1/applicant_session/intake', body),
   handoff: () => call<{ url: string; expires_at: string }>('POST', '/v1/applicant_session/handoff'),
   submit: () => call<SessionView>('POST', '/v1/applicant_session/submit'),
-  cancel: () => call<unknown>('POST', '/v1/applicant_session/cancel'),
+  cancel: () => call<unknown>('POST', '/v1/applicant_session/cancel').finally(dropBearer),
   createDocument: (flowId: string, body: NewCapture) =>
     call<CreatedDocument>('POST', '/v1/documents', { submission_id: flowId, ...body }),
   complete: (flowId: string, documentId: string) =>

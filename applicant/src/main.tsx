@@ -1,12 +1,12 @@
 import { render } from 'preact';
-import { ApiFailure, api } from './api';
+import { ApiFailure, adoptBearer, api } from './api';
 import { App } from './app';
 import { pickLocale, setLocale, t } from './i18n';
 import { LINK_PROBLEMS, LinkInvalid, type LinkProblem } from './steps/link-invalid';
 import './styles.css';
 
 /** Boot: an invalid link's page (`?link=`), or the applicant session's view (its cookie was set when the link was
- * opened); no session means it has ended. */
+ * opened, or an embedding tenant gave its bearer token in the fragment); no session means it has ended. */
 async function boot(root: HTMLElement) {
   const link = new URLSearchParams(location.search).get('link');
   const problem = (LINK_PROBLEMS as readonly string[]).includes(link ?? '') ? (link as LinkProblem) : null;
@@ -14,6 +14,7 @@ async function boot(root: HTMLElement) {
     render(node, root);
     root.removeAttribute('aria-busy');
   };
+  adoptBearer();
   if (problem) {
     setLocale(pickLocale(null, navigator.languages));
     return done(<LinkInvalid problem={problem} />);

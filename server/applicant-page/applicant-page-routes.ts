@@ -10,8 +10,9 @@ import { ROOT } from '../paths.js';
  *   GET /applicant/                → index.html (`?link=used|expired|revoked|unknown` is read by the page)
  *   GET /applicant/assets/{file}   → a built asset
  *
- * Embeddable by the tenant of the applicant session the request carries, and by nobody else: `frame-ancestors`
- * lists that tenant's `allowed_origins` ('none' without a session), and the same list is written into the page
+ * Embeddable by the tenant of the applicant session the request carries (its cookie, or `?session=` naming a bearer
+ * session whose token the page has in its fragment), and by nobody else: `frame-ancestors` lists that tenant's
+ * `allowed_origins` ('none' without a session), and the same list is written into the page
  * (meta `veriscreen-embed-origins`) so that the page posts its completion message to those origins only.
  */
 
@@ -43,8 +44,9 @@ export interface ApplicantPageDeps {
   dir?: string;
   /** origins the page PUTs its captures to (the object store's presigned URLs) */
   uploadOrigins?: string[];
-  /** the `allowed_origins` of the tenant whose applicant session this request carries ([] without one) */
-  embedOrigins?: (req: RequestInfo) => Promise<string[]>;
+  /** the `allowed_origins` of the tenant whose applicant session this request carries, or that `?session=` names
+   * ([] without one) */
+  embedOrigins?: (req: RequestInfo, sessionId?: string) => Promise<string[]>;
 }
 
 export function applicantPageRoutes(deps: ApplicantPageDeps = {}) {
@@ -54,9 +56,9 @@ export function applicantPageRoutes(deps: ApplicantPageDeps = {}) {
   );
   const uploadOrigins = deps.uploadOrigins ?? [];
 
-  const page = async ({ req }: { req: RequestInfo }): Promise<Reply> => {
+  const page = async ({ req, query }: { req: RequestInfo; query: { session?: string } }): Promise<Reply> => {
     const index = bundle().index;
-    const origins = ((await deps.embedOrigins?.(req)) ?? []).filter((o) => ORIGIN.test(o));
+    const origins = ((await deps.embedOrigins?.(req, query.session)) ?? []).filter((o) => ORIGIN.test(o));
     return {
       status: 200,
       text: index.replace(ORIGINS_PLACEHOLDER, origins.join(' ')),
@@ -82,7 +84,16 @@ export function applicantPageRoutes(deps: ApplicantPageDeps = {}) {
       summary: "The applicant's hosted verification page",
       tag: APPLICANT_PAGE_TAG,
       auth: 'none',
-      query: Type.Object({ link: Type.Optional(Type.String({ maxLength: 20 })) }),
+      query: Type.Object({
+        link: Type.Optional(Type.String({ maxLength: 20 })),
+        session: Type.Optional(
+          Type.String({
+            format: 'uuid',
+            description:
+              "a bearer session's id (its POST /v1/applicant_sessions page_url): the page may be framed by its tenant's allowed origins",
+          }),
+        ),
+      }),
       responses: { 200: { description: 'The page (text/html)' }, 404: NotBuilt },
       handler: page,
     }),

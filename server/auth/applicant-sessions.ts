@@ -125,15 +125,27 @@ export async function authenticateApplicant(
 }
 
 /** The allowed origins of the tenant whose applicant session a page request carries ([] without one): the hosted
- * page may be framed by them only. */
+ * page may be framed by them only. A framed page whose session is a bearer one (an embedding tenant exchanged the
+ * link: its token is in the page's fragment, which no request carries) names the session by its id instead
+ * (`/applicant/?session=<id>`); the id only says whom to allow to frame the page, it opens nothing. */
 export function applicantOrigins(sql: Sql, idleSeconds: number) {
-  return async (req: RequestInfo): Promise<string[]> => {
+  return async (req: RequestInfo, sessionId?: string): Promise<string[]> => {
     const credential = applicantCredentialOf(req);
-    if (!credential) return [];
+    if (!credential) return sessionId ? await bearerSessionOrigins(sql, sessionId, idleSeconds) : [];
     try {
       return (await resolveApplicantSession(sql, credential, idleSeconds)).allowed_origins;
     } catch {
       return [];
     }
   };
+}
+
+/** The allowed origins of a live bearer session's tenant, by the session's id (not touched: the id is no credential). */
+async function bearerSessionOrigins(sql: Sql, sessionId: string, idleSeconds: number): Promise<string[]> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(sessionId)) return [];
+  const [row] = await sql<{ allowed_origins: string[] }[]>`
+    select t.allowed_origins from applicant_sessions s join tenants t on t.id = s.tenant_id
+    where s.id = ${sessionId} and s.transport = 'bearer' and s.ended_at is null and s.expires_at > now()
+      and s.last_seen_at > now() - make_interval(secs => ${idleSeconds}) and t.status = 'active'`;
+  return row?.allowed_origins ?? [];
 }

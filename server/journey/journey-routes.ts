@@ -22,7 +22,15 @@ import { ApiError } from '../errors.js';
 import { type Reply, type RequestInfo, route } from '../http/router.js';
 import { compileValidator, type Validator } from '../http/validation.js';
 import { verificationFunnel } from './funnel.js';
-import { DEFAULT_LINK_BASE, isLinkBase, listLinks, mintLink, openLink, revoke } from './link-service.js';
+import {
+  DEFAULT_LINK_BASE,
+  embedPageUrl,
+  isLinkBase,
+  listLinks,
+  mintLink,
+  openLink,
+  revoke,
+} from './link-service.js';
 import {
   cancel,
   giveConsent,
@@ -189,6 +197,7 @@ export function linkRoutes(deps: JourneyDeps) {
             purpose: s.purpose,
             expires_at: s.expires_at.toISOString(),
             idle_timeout_seconds: deps.idleSeconds,
+            page_url: embedPageUrl(deps, req.headers.host, s.id, opened.token),
           },
         };
       },

@@ -137,10 +137,30 @@ export function linkUrl(
   where: { base: string; host: string | null },
   token: string,
 ): string {
-  const origin = where.host
-    ? `https://${where.host}`
-    : (deps.publicBaseUrl ?? `${deps.production ? 'https' : 'http'}://${requestHost ?? 'localhost'}`);
-  return `${origin.replace(/\/+$/, '')}${where.base}/${token}`;
+  const origin = where.host ? `https://${where.host}` : serviceOrigin(deps, requestHost);
+  return `${origin}${where.base}/${token}`;
+}
+
+/** PUBLIC_BASE_URL, else the origin the request reached (no trailing slash). */
+function serviceOrigin(
+  deps: Pick<LinkDeps, 'publicBaseUrl' | 'production'>,
+  requestHost: string | undefined,
+) {
+  const origin =
+    deps.publicBaseUrl ?? `${deps.production ? 'https' : 'http'}://${requestHost ?? 'localhost'}`;
+  return origin.replace(/\/+$/, '');
+}
+
+/** The hosted page on a bearer session, for an embedding tenant's iframe (docs/journey.md "The hosted page"): the
+ * session's id in the query (the server frames the page for that session's tenant only), its token in the fragment
+ * (never sent to a server, so never in a log). */
+export function embedPageUrl(
+  deps: Pick<LinkDeps, 'publicBaseUrl' | 'production'>,
+  requestHost: string | undefined,
+  sessionId: string,
+  token: string,
+): string {
+  return `${serviceOrigin(deps, requestHost)}/applicant/?session=${sessionId}#token=${token}`;
 }
 
 /** The redirect's origin must be one of the tenant's allowed origins (the page sends the applicant there). */
