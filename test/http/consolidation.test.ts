@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_SHARED_DATA, sharedPath } from '../helpers/shared-data.js';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Link {
   entity_a: string;
@@ -161,5 +162,57 @@ describe.skipIf(!HAS_SHARED_DATA)('entity consolidation on the UN, UK and OFAC S
       true,
     );
     expect(a.evidence.sources?.find((s) => s.source === 'us_ofac_sdn')?.programs).toContain('NPWMD');
+  });
+
+  /** The alerts raised for a subject_ref on the bank's entries, with their entity and named entries. */
+  const bankAlerts = (subjectRef: string) =>
+    t.app.sql<{ source_entity_id: string; sources: string[] | null }[]>`
+      select source_entity_id,
+        (select array_agg(x->>'entity_id' order by x->>'entity_id') from jsonb_array_elements(evidence->'sources') x)
+          as sources
+      from alerts where subject_ref = ${subjectRef}
+        and (source_entity_id = any(${TANCHON}) or evidence->'sources' @> '[{"entity_id":"un_sc:690752"}]')`;
+
+  it('a batch record and a monitor each raise ONE alert for the bank, naming its three entries', async () => {
+    const b = await call<{ id: string; status: string }>(t.url, 'POST', '/v1/check_batches', {
+      token: tenant.secret_key,
+      body: {
+        records: [
+          { external_id: 'bank-1', subjects: [{ name: 'Tanchon Commercial Bank', type: 'company' }] },
+        ],
+        datasets: ['sanctions'],
+      },
+    });
+    expect(b.status).toBe(202);
+    await waitFor('batch to complete', async () => {
+      const g = await call<{ status: string }>(t.url, 'GET', `/v1/check_batches/${b.body.id}`, {
+        token: tenant.secret_key,
+      });
+      return g.body.status === 'completed' ? true : undefined;
+    });
+    const [batchRef] = await t.app.sql<{ subject_ref: string }[]>`
+      select distinct subject_ref from alerts where batch_id = ${b.body.id}`;
+    expect(await bankAlerts(batchRef?.subject_ref ?? '')).toEqual([
+      { source_entity_id: 'un_sc:690752', sources: TANCHON },
+    ]);
+
+    const m = await call<{ id: string }>(t.url, 'POST', '/v1/monitors', {
+      token: tenant.secret_key,
+      body: {
+        subjects: [{ name: 'Tanchon Commercial Bank', type: 'company' }, { name: 'Changgwang Credit Bank' }],
+        datasets: ['sanctions'],
+      },
+    });
+    expect(m.status).toBe(201);
+    await waitFor('monitor run', async () => {
+      const g = await call<{ last_check_id: string | null }>(t.url, 'GET', `/v1/monitors/${m.body.id}`, {
+        token: tenant.secret_key,
+      });
+      return g.body.last_check_id ?? undefined;
+    });
+    // two subject names matching different entries of one entity: still one alert
+    expect(await bankAlerts(`monitor:${m.body.id}`)).toEqual([
+      { source_entity_id: 'un_sc:690752', sources: TANCHON },
+    ]);
   });
 });

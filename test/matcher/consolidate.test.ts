@@ -12,6 +12,7 @@ import {
 } from '../../matcher/consolidate.js';
 import { buildIndex, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
 import { LINK_RULES as API_LINK_RULES } from '../../schemas/datasets.js';
+import { deltaEntries } from '../../server/monitors/monitor-jobs.js';
 import { listedEntity } from '../helpers/entities.js';
 
 const un = (id: string, schema: Entity['schema'], names: string[], extra: Partial<Entity> = {}) =>
@@ -339,4 +340,60 @@ describe('screen: one match per consolidated entity', () => {
     const m = r.matches.find((x) => x.consolidated_id === 'un_sc:690752');
     expect(m?.sources.map((x) => x.source).sort()).toEqual(['un_sc', 'us_ofac_sdn']);
   });
+});
+
+describe('monitor delta per consolidated entity (deltaEntries)', () => {
+  const grouping = (groups: string[][]) => {
+    const clusterOf = new Map<string, string>();
+    const members = new Map<string, string[]>();
+    for (const g of groups) {
+      members.set(g[0]!, [...g].sort());
+      for (const id of g) clusterOf.set(id, g[0]!);
+    }
+    return { clusterOf, members };
+  };
+  const ROWS: { title: string; changed: string[]; before: string[][]; after: string[][]; want: string[] }[] =
+    [
+      {
+        title: 'a changed entry brings every other entry of its entity',
+        changed: ['us_ofac_sdn:9346'],
+        before: [['un_sc:1', 'gb_fcdo:A', 'us_ofac_sdn:9346']],
+        after: [['un_sc:1', 'gb_fcdo:A', 'us_ofac_sdn:9346']],
+        want: ['gb_fcdo:A', 'un_sc:1', 'us_ofac_sdn:9346'],
+      },
+      {
+        title: 'an unchanged entry that joined an entity brings the entity',
+        changed: [],
+        before: [['un_sc:1', 'gb_fcdo:A']],
+        after: [['un_sc:1', 'gb_fcdo:A', 'us_ofac_sdn:9346']],
+        want: ['gb_fcdo:A', 'un_sc:1', 'us_ofac_sdn:9346'],
+      },
+      {
+        title: 'an entry that left its entity is rescreened alone, and the rest of the entity too',
+        changed: [],
+        before: [['un_sc:1', 'gb_fcdo:A', 'us_ofac_sdn:9346']],
+        after: [['un_sc:1', 'gb_fcdo:A']],
+        want: ['gb_fcdo:A', 'un_sc:1', 'us_ofac_sdn:9346'],
+      },
+      {
+        title: 'nothing changed: nothing to rescreen',
+        changed: [],
+        before: [['un_sc:1', 'gb_fcdo:A']],
+        after: [['un_sc:1', 'gb_fcdo:A']],
+        want: [],
+      },
+      {
+        title: 'a changed entry of no entity is rescreened alone',
+        changed: ['us_ofac_sdn:7'],
+        before: [['un_sc:1', 'gb_fcdo:A']],
+        after: [['un_sc:1', 'gb_fcdo:A']],
+        want: ['us_ofac_sdn:7'],
+      },
+    ];
+  for (const row of ROWS) {
+    it(row.title, () => {
+      const got = deltaEntries(new Set(row.changed), grouping(row.before), grouping(row.after));
+      expect([...got].sort()).toEqual(row.want);
+    });
+  }
 });
