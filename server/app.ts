@@ -509,13 +509,8 @@ async function startWorkers(
   started.push(startGinPendingMerger(sql, log));
 }
 
-/** Builds everything (connections, migrations, routes) and never listens. */
-export async function createApp(config: Config, opts: { log?: Logger } = {}): Promise<App> {
-  const log = opts.log ?? createLogger(config.LOG_LEVEL);
-  const { sql, redis, nats, bus, kv, s3, store, watchdog } = await connectDependencies(config, log);
-  const datasetDeps: DatasetDeps = { sql, store };
-
-  const pool = new MatcherPool(config.MATCHER_THREADS, config.MATCHER_MAX_QUEUE, log);
+/** The metrics registry with its sources: the matcher pool's queue, the job consumers and the outbox's backlog. */
+function appMetrics(pool: MatcherPool, bus: Bus, sql: Pool): Metrics {
   const metrics = createMetrics(
     () => pool.queueSize,
     () => pool.tasksSubmitted,
@@ -528,6 +523,98 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       from outbox_rows where delivered_at is null`;
     return o ?? { pending: 0, oldest_age_seconds: 0 };
   };
+  return metrics;
+}
+
+/** The router of every route, with the link-path fallback, and the OpenAPI document built from it (served by one of
+ * its routes). */
+function apiRouter(d: Omit<Parameters<typeof apiRoutes>[0], 'openapi'>): Router {
+  const router = new Router();
+  let openapiDoc: unknown;
+  for (const r of apiRoutes({ ...d, openapi: () => openapiDoc })) router.add(r);
+  // verification links under any tenant's tenant_path (native apps): when no route matches the path at all
+  router.addFallback(linkPathFallback(d.journeyDeps), matchLinkPath);
+  // the dashboard's and the applicant's static pages are not part of the API contract
+  openapiDoc = buildOpenApi(
+    router.routes.filter((r) => r.spec.tag !== DASHBOARD_TAG && r.spec.tag !== APPLICANT_PAGE_TAG),
+    VERSION,
+  );
+  return router;
+}
+
+/** The dependencies known to be disconnected now: an unexpected error meanwhile is answered as their outage. */
+function downDependencies(watchdog: { unresponsive(): boolean }, redis: Redis, bus: Bus): () => Dependency[] {
+  return () => [
+    ...(watchdog.unresponsive() ? (['database'] as const) : []),
+    ...(redis.status === 'ready' ? [] : (['redis'] as const)),
+    ...(bus.connection.up() ? [] : (['nats'] as const)),
+  ];
+}
+
+/** The request path of the API (server/http/server.ts) with this app's authentication, audit and CORS origins. */
+function appHandler(
+  d: {
+    config: Config;
+    log: Logger;
+    sql: Pool;
+    router: Router;
+    metrics: Metrics;
+    sessionSettings: SessionSettings;
+    down: () => Dependency[];
+  },
+  accepting: () => boolean,
+  inflight: InFlight,
+): ReturnType<typeof createHttpHandler> {
+  const { config, log, sql } = d;
+  return createHttpHandler(
+    {
+      router: d.router,
+      log,
+      metrics: d.metrics,
+      maxBodyBytes: config.MAX_BODY_BYTES,
+      authenticate: createAuthenticator(sql, config.ADMIN_TOKEN, d.sessionSettings, {
+        idleSeconds: config.APPLICANT_SESSION_IDLE_SECONDS,
+      }),
+      authorize: authorizeRoute,
+      audit: centralAuditHook(sql, log),
+      accepting,
+      down: d.down,
+      knownOrigin: knownOrigins((origin) => isKnownOrigin(sql, origin)),
+    },
+    inflight,
+  );
+}
+
+/** Whether an Origin is allowed by some active tenant (CORS preflights before the caller is known). */
+async function isKnownOrigin(sql: Pool, origin: string): Promise<boolean> {
+  const [row] = await sql<{ known: boolean }[]>`
+    select exists (select 1 from tenants where status = 'active' and ${origin} = any (allowed_origins)) as known`;
+  return row?.known ?? false;
+}
+
+/** The last step of a shutdown: the connections connectDependencies opened, NATS drained first. */
+async function closeConnections(
+  c: Pick<
+    Awaited<ReturnType<typeof connectDependencies>>,
+    'nats' | 'redis' | 'watchdog' | 'sql' | 'store' | 's3'
+  >,
+): Promise<void> {
+  await c.nats.drain().catch(() => {});
+  c.redis.disconnect();
+  await c.watchdog.stop();
+  await c.sql.end({ timeout: 5 });
+  c.store.close();
+  await c.s3.local?.close().catch(() => {});
+}
+
+/** Builds everything (connections, migrations, routes) and never listens. */
+export async function createApp(config: Config, opts: { log?: Logger } = {}): Promise<App> {
+  const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  const { sql, redis, nats, bus, kv, s3, store, watchdog } = await connectDependencies(config, log);
+  const datasetDeps: DatasetDeps = { sql, store };
+
+  const pool = new MatcherPool(config.MATCHER_THREADS, config.MATCHER_MAX_QUEUE, log);
+  const metrics = appMetrics(pool, bus, sql);
   let fatfState: FatfState = await latestFatf(sql);
   const refreshFatf = async (version: number) => {
     if (version > fatfState.version) fatfState = await latestFatf(sql);
@@ -562,16 +649,8 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
   );
   if (config.IDENTITY_PRELOAD) qualityPool.start();
 
-  const router = new Router();
-  let openapiDoc: unknown;
   const readiness = readinessProbe({ sql, pool, redis, bus, draining: () => draining });
-  /** dependencies known to be disconnected now: an unexpected error meanwhile is answered as their outage */
-  const down = (): Dependency[] => [
-    ...(watchdog.unresponsive() ? (['database'] as const) : []),
-    ...(redis.status === 'ready' ? [] : (['redis'] as const)),
-    ...(bus.connection.up() ? [] : (['nats'] as const)),
-  ];
-  const routes = apiRoutes({
+  const router = apiRouter({
     config,
     log,
     sql,
@@ -580,7 +659,6 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     kv,
     metrics,
     readiness,
-    openapi: () => openapiDoc,
     datasetDeps,
     refreshFatf,
     flowDeps,
@@ -592,36 +670,13 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     s3Endpoint: s3.endpoint,
     qualityPool,
   });
-  for (const r of routes) router.add(r);
-  // verification links under any tenant's tenant_path (native apps): when no route matches the path at all
-  router.addFallback(linkPathFallback(journeyDeps), matchLinkPath);
   await primeStepCounter(sql, metrics);
-  // the dashboard's and the applicant's static pages are not part of the API contract
-  openapiDoc = buildOpenApi(
-    router.routes.filter((r) => r.spec.tag !== DASHBOARD_TAG && r.spec.tag !== APPLICANT_PAGE_TAG),
-    VERSION,
-  );
 
   const inflight = new InFlight();
-  const handle = createHttpHandler(
-    {
-      router,
-      log,
-      metrics,
-      maxBodyBytes: config.MAX_BODY_BYTES,
-      authenticate: createAuthenticator(sql, config.ADMIN_TOKEN, sessionSettings, {
-        idleSeconds: config.APPLICANT_SESSION_IDLE_SECONDS,
-      }),
-      authorize: authorizeRoute,
-      audit: centralAuditHook(sql, log),
-      accepting: () => accepting,
-      down,
-      knownOrigin: knownOrigins(async (origin) => {
-        const [row] = await sql<{ known: boolean }[]>`
-          select exists (select 1 from tenants where status = 'active' and ${origin} = any (allowed_origins)) as known`;
-        return row?.known ?? false;
-      }),
-    },
+  const down = downDependencies(watchdog, redis, bus);
+  const handle = appHandler(
+    { config, log, sql, router, metrics, sessionSettings, down },
+    () => accepting,
     inflight,
   );
   let http: HttpServer | undefined;
@@ -695,12 +750,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     await pool.close();
     await qualityPool.close();
     await trustStoreDeps.pool.close();
-    await nats.drain().catch(() => {});
-    redis.disconnect();
-    await watchdog.stop();
-    await sql.end({ timeout: 5 });
-    store.close();
-    await s3.local?.close().catch(() => {});
+    await closeConnections({ nats, redis, watchdog, sql, store, s3 });
   }
   return app;
 }

@@ -185,28 +185,8 @@ async function ensureConsumer(
  * bounds such crash loops in the first lane). Safe with any number of processes: the work-queue stream hands each
  * message to one consumer at a time. */
 export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>): Promise<RunningWorker> {
-  const stream = jobsStream(bus.ns);
   const isPermanent = opts.isPermanent ?? isPermanentDbError;
-  const fresh = `worker_${opts.kind}`;
-  const retry = `worker_${opts.kind}_retry`;
-  await ensureConsumer(bus, fresh, {
-    filter_subject: jobSubject(bus.ns, opts.kind),
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    max_deliver: opts.max_deliver,
-    ack_wait: nanos(opts.ack_wait_ms),
-    max_ack_pending: Math.max(opts.concurrency * 4, 16),
-  });
-  await ensureConsumer(bus, retry, {
-    filter_subject: retrySubject(bus.ns, opts.kind),
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    // every "not yet due" nak is a delivery: attempts are counted in the header instead
-    max_deliver: -1,
-    ack_wait: nanos(opts.ack_wait_ms),
-    max_ack_pending: RETRY_LANE_MAX_ACK_PENDING,
-  });
-
+  const { fresh, retry } = await ensureLanes(bus, opts);
   const delayFor = (attempt: number) => {
     const base = opts.backoff_ms[Math.min(attempt - 1, opts.backoff_ms.length - 1)] ?? 1000;
     // jitter spreads retries of many failed jobs so they do not hit a recovering receiver together
@@ -308,32 +288,70 @@ export async function runWorker<T>(bus: Bus, log: Logger, opts: WorkerOptions<T>
     }
   };
 
-  const consume = async (durable: string, lane: 'fresh' | 'retry') => {
-    const consumer = await bus.js.consumers.get(stream, durable);
-    const messages = await consumer.consume({ max_messages: opts.concurrency });
-    const inflight = new Set<Promise<void>>();
-    const loop = (async () => {
-      for await (const m of messages) {
-        const p = process(m, lane).catch((err: unknown) =>
-          log.error({ err, kind: opts.kind }, 'job handler crashed'),
-        );
-        inflight.add(p);
-        void p.finally(() => inflight.delete(p));
-        if (inflight.size >= opts.concurrency) await Promise.race(inflight);
-      }
-    })();
-    return async () => {
-      await messages.close();
-      await loop.catch(() => {});
-      await Promise.all(inflight);
-    };
-  };
+  const consume = (durable: string, lane: 'fresh' | 'retry') =>
+    consumeLane(bus, durable, opts.concurrency, (m) =>
+      process(m, lane).catch((err: unknown) => log.error({ err, kind: opts.kind }, 'job handler crashed')),
+    );
   const stops = [await consume(fresh, 'fresh'), await consume(retry, 'retry')];
 
   return {
     async stop() {
       await Promise.all(stops.map((s) => s()));
     },
+  };
+}
+
+/** The two durable consumers of a job kind: first attempts (max_deliver bounds crash loops) and retries (attempts
+ * are counted in a header). */
+async function ensureLanes(
+  bus: Bus,
+  opts: Pick<WorkerOptions<unknown>, 'kind' | 'max_deliver' | 'ack_wait_ms' | 'concurrency'>,
+): Promise<{ fresh: string; retry: string }> {
+  const fresh = `worker_${opts.kind}`;
+  const retry = `worker_${opts.kind}_retry`;
+  await ensureConsumer(bus, fresh, {
+    filter_subject: jobSubject(bus.ns, opts.kind),
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    max_deliver: opts.max_deliver,
+    ack_wait: nanos(opts.ack_wait_ms),
+    max_ack_pending: Math.max(opts.concurrency * 4, 16),
+  });
+  await ensureConsumer(bus, retry, {
+    filter_subject: retrySubject(bus.ns, opts.kind),
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    // every "not yet due" nak is a delivery: attempts are counted in the header instead
+    max_deliver: -1,
+    ack_wait: nanos(opts.ack_wait_ms),
+    max_ack_pending: RETRY_LANE_MAX_ACK_PENDING,
+  });
+  return { fresh, retry };
+}
+
+/** Runs `handle` on the messages of one consumer, at most `concurrency` at once; returns how to stop (stop taking
+ * messages, then wait for those in hand). `handle` must not reject. */
+async function consumeLane(
+  bus: Bus,
+  durable: string,
+  concurrency: number,
+  handle: (m: JsMsg) => Promise<void>,
+): Promise<() => Promise<void>> {
+  const consumer = await bus.js.consumers.get(jobsStream(bus.ns), durable);
+  const messages = await consumer.consume({ max_messages: concurrency });
+  const inflight = new Set<Promise<void>>();
+  const loop = (async () => {
+    for await (const m of messages) {
+      const p = handle(m);
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
+      if (inflight.size >= concurrency) await Promise.race(inflight);
+    }
+  })();
+  return async () => {
+    await messages.close();
+    await loop.catch(() => {});
+    await Promise.all(inflight);
   };
 }
 

@@ -62,44 +62,84 @@ export const PER_ENDPOINT_CONCURRENCY = 2;
 /** How long a delivered event's success is retried against an unavailable Postgres before the event is sent again. */
 const SUCCESS_RECORD_PATIENCE_MS = 10 * 60_000;
 
+/** The receiver has the event: record that, retrying while Postgres is unavailable instead of failing the
+ * attempt — a failed attempt would be sent again, and the receiver would get the event twice. The job keeps its
+ * lease meanwhile (runWorker's heartbeat). Only if this process dies first, or Postgres stays away for
+ * SUCCESS_RECORD_PATIENCE_MS, is the event sent again: delivery is at least once, and receivers deduplicate on the
+ * event id (docs/webhooks.md). */
+async function recordSuccess(
+  sql: Sql,
+  log: Logger,
+  ctx: DeliveryContext,
+  attempt: number,
+  status_code: number | null,
+  duration_ms: number,
+): Promise<void> {
+  const until = Date.now() + SUCCESS_RECORD_PATIENCE_MS;
+  for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
+    try {
+      await transaction(sql, async (tx) => {
+        await tx`
+          insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms)
+          values (${ctx.id}, ${attempt}, ${status_code}, null, ${duration_ms})`;
+        await tx`
+          update webhook_deliveries set status = 'succeeded', attempts = attempts + 1, last_status_code = ${status_code},
+            last_error = null, next_attempt_at = null, delivered_at = now(), updated_at = now()
+          where id = ${ctx.id}`;
+        await tx`update webhook_endpoints set consecutive_failures = 0 where id = ${ctx.endpoint_id}`;
+      });
+      return;
+    } catch (err) {
+      if (Date.now() + wait > until) throw err;
+      log.warn({ err, retry_in_ms: wait }, 'delivered, but recording it failed; retrying');
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
+/** The POST of one attempt, signed with every current secret: the receiver's status code, and what went wrong (null
+ * for a 2xx). The target is checked again at send time: DNS may have changed since the endpoint was registered. */
+async function post(
+  deps: Pick<DeliveryDeps, 'allowPrivateTargets' | 'timeout_ms'>,
+  ctx: DeliveryContext,
+  attempt: number,
+  secrets: string[],
+  body: string,
+): Promise<{ status_code: number | null; error: string | null }> {
+  const refused = await refuseTarget(ctx.url, deps.allowPrivateTargets);
+  if (refused) return { status_code: null, error: `target refused: ${refused}` };
+  try {
+    const res = await fetch(ctx.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Veriscreen-Webhooks/1',
+        'veriscreen-signature': signatureHeader(secrets, body),
+        'veriscreen-event-id': ctx.event_id,
+        'veriscreen-delivery-attempt': String(attempt),
+      },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(deps.timeout_ms),
+    });
+    await res.arrayBuffer().catch(() => undefined); // always consume the body
+    return {
+      status_code: res.status,
+      error: res.status < 200 || res.status > 299 ? `HTTP ${res.status}` : null,
+    };
+  } catch (err) {
+    const error =
+      (err as Error).name === 'TimeoutError'
+        ? `no answer within ${deps.timeout_ms} ms`
+        : (err as Error).message;
+    return { status_code: null, error };
+  }
+}
+
 export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningWorker> {
   const { sql } = deps;
   const backoff_ms = deps.schedule_s.map((s) => s * 1000);
   const inflight = new Map<string, number>();
-  /** The receiver has the event: record that, retrying while Postgres is unavailable instead of failing the
-   * attempt — a failed attempt would be sent again, and the receiver would get the event twice. The job keeps its
-   * lease meanwhile (runWorker's heartbeat). Only if this process dies first, or Postgres stays away for
-   * SUCCESS_RECORD_PATIENCE_MS, is the event sent again: delivery is at least once, and receivers deduplicate on the
-   * event id (docs/webhooks.md). */
-  async function recordSuccess(
-    log: Logger,
-    ctx: DeliveryContext,
-    attempt: number,
-    status_code: number | null,
-    duration_ms: number,
-  ): Promise<void> {
-    const until = Date.now() + SUCCESS_RECORD_PATIENCE_MS;
-    for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
-      try {
-        await transaction(sql, async (tx) => {
-          await tx`
-            insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms)
-            values (${ctx.id}, ${attempt}, ${status_code}, null, ${duration_ms})`;
-          await tx`
-            update webhook_deliveries set status = 'succeeded', attempts = attempts + 1, last_status_code = ${status_code},
-              last_error = null, next_attempt_at = null, delivered_at = now(), updated_at = now()
-            where id = ${ctx.id}`;
-          await tx`update webhook_endpoints set consecutive_failures = 0 where id = ${ctx.endpoint_id}`;
-        });
-        return;
-      } catch (err) {
-        if (Date.now() + wait > until) throw err;
-        log.warn({ err, retry_in_ms: wait }, 'delivered, but recording it failed; retrying');
-        await new Promise((r) => setTimeout(r, wait));
-      }
-    }
-  }
-
   /** One attempt: sign, send, record. A 2xx is recorded until that succeeds (see recordSuccess); anything else is
    * recorded and thrown, so runWorker schedules the next attempt. */
   async function send(log: Logger, ctx: DeliveryContext, attempt: number): Promise<void> {
@@ -113,40 +153,10 @@ export function startWebhookDeliveryWorker(deps: DeliveryDeps): Promise<RunningW
       secrets.push(unseal(ctx.previous_secret_sealed, deps.keyMaterial));
     }
     const started = performance.now();
-    let status_code: number | null = null;
-    let error: string | null = null;
-    // the target is checked again at send time: DNS may have changed since the endpoint was registered
-    const refused = await refuseTarget(ctx.url, deps.allowPrivateTargets);
-    if (refused) {
-      error = `target refused: ${refused}`;
-    } else {
-      try {
-        const res = await fetch(ctx.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'Veriscreen-Webhooks/1',
-            'veriscreen-signature': signatureHeader(secrets, body),
-            'veriscreen-event-id': ctx.event_id,
-            'veriscreen-delivery-attempt': String(attempt),
-          },
-          body,
-          redirect: 'manual',
-          signal: AbortSignal.timeout(deps.timeout_ms),
-        });
-        status_code = res.status;
-        await res.arrayBuffer().catch(() => undefined); // always consume the body
-        if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`;
-      } catch (err) {
-        error =
-          (err as Error).name === 'TimeoutError'
-            ? `no answer within ${deps.timeout_ms} ms`
-            : (err as Error).message;
-      }
-    }
+    const { status_code, error } = await post(deps, ctx, attempt, secrets, body);
     const duration_ms = Math.round(performance.now() - started);
     if (!error) {
-      await recordSuccess(log, ctx, attempt, status_code, duration_ms);
+      await recordSuccess(sql, log, ctx, attempt, status_code, duration_ms);
       deps.metrics?.webhookDeliveries.inc({ outcome: 'succeeded' });
       return;
     }

@@ -27,9 +27,6 @@ const NOT_YET_SPLIT = [
   'matcher/index-build.ts buildIndex',
   'bench/cost.ts measure',
   'bench/promotion.ts main',
-  'server/app.ts createApp',
-  'server/bus/jetstream.ts runWorker',
-  'server/webhooks/delivery-worker.ts startWebhookDeliveryWorker',
 ];
 
 function sourceFiles(): string[] {
