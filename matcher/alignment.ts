@@ -4,7 +4,15 @@
 import { editRatio, lrAlike, setLrAlike } from './edit-distance.js';
 import { canonicalWord, foldToken, type NormalizedName } from './normalize.js';
 import { type PreparedName, prepareNormalized } from './prepared-name.js';
-import { GENERIC, GLUE_HEAD_TOKENS, GLUE_HEADS, PARTICLES, unmatchedCostOf } from './token-facts.js';
+import {
+  GENERIC,
+  GLUE_HEAD_TOKENS,
+  GLUE_HEADS,
+  PARTICLES,
+  PATRONYMIC_END,
+  unmatchedCostOf,
+  weightOf,
+} from './token-facts.js';
 import { pairSimilarity } from './token-similarity.js';
 import { ACRONYM_DISCOUNT, BIN_SWAP, FORM_CONFLICT, SCORE_PARAMS, type ScoreParams } from './weights.js';
 
@@ -64,7 +72,8 @@ export function nameSimilarity(
 /** If a token of `a` (2–5 letters, not a particle, absent from `b`) spells the initials of a run of tokens
  * of `b`, returns `b` with that run replaced by the token. */
 export function collapseAcronym(a: PreparedName, b: PreparedName): PreparedName | undefined {
-  if (b.tokens.length < 2) return undefined;
+  // names written in an abjad have no acronyms, and their romanised initials coincide with any (عطاء عاقل … → TCL)
+  if (b.tokens.length < 2 || b.abjad) return undefined;
   for (const t of a.tokens) {
     if (!acronymCandidate(t.length, PARTICLES.has(t), b.tokens.length)) continue;
     const at = b.initials.indexOf(t);
@@ -221,6 +230,21 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
       else if (qN > 0) pen = qN * (multi ? p.queryExtraMulti : p.queryExtraSingle);
       else if (cN > 0) pen = cN * (multi ? p.candExtraMulti : p.candExtraSingle);
       align = core * (1 - Math.min(p.extraCap, pen));
+      // across scripts a name part left over counts as another name, not as a dropped middle name. A Han or Hangul
+      // name against a Latin one: every syllable is part of a given or family name (李 陈 is not Hao Li Chen, 수빈 이
+      // not Su Bin), and the Latin name's parts but its patronymic (which these renderings leave out) and particles
+      // count too. A name in an abjad against one that is not: its own parts left over count (علي علی شاهی is not Li
+      // Li), as its consonants alone already made the match a weak one; the other name's extra parts stay cheap
+      if (!org) {
+        let left = 0;
+        if (q.cjk.length > 0 !== c.cjk.length > 0)
+          left =
+            q.cjk.length > 0
+              ? syllablesLeft(q, usedQ, nq) + latinLeft(c, usedC, nc)
+              : syllablesLeft(c, usedC, nc) + latinLeft(q, usedQ, nq);
+        else if (q.abjad !== c.abjad) left = q.abjad ? latinLeft(q, usedQ, nq) : latinLeft(c, usedC, nc);
+        if (left > 0) align = Math.min(align, matchedW / (matchedTotal + p.substMult * left + softQ + softC));
+      }
     }
     if (binSwapped(q, c)) align *= BIN_SWAP;
   }
@@ -233,6 +257,29 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
     if (alt > align) align = alt;
   }
   return align;
+}
+
+/** The weight of a Han or Hangul name's tokens left unaligned: each a syllable or name of its own (a romanised
+ * syllable that spells a particle, 이 → le, is a family name here). */
+function syllablesLeft(n: PreparedName, used: Uint8Array, count: number): number {
+  let w = 0;
+  for (let i = 0; i < count; i++) if (!used[i]) w += weightOf(n.tokens[i]!.length, false);
+  return w;
+}
+
+/** A patronymic's ending as romanised from Arabic or Persian script (فلاديميروفيتش → fldimirufitsh): -vitsh, -fitsh. */
+const ROMANISED_PATRONYMIC = /(?:[vf]itsh|[vf]ich)$/;
+
+/** The weight of a name's tokens left unaligned, but for particles and patronymics (which renderings in other
+ * scripts leave out). */
+function latinLeft(n: PreparedName, used: Uint8Array, count: number): number {
+  let w = 0;
+  for (let i = 0; i < count; i++) {
+    const t = n.tokens[i]!;
+    if (!used[i] && !PARTICLES.has(t) && !PATRONYMIC_END.test(t) && !ROMANISED_PATRONYMIC.test(t))
+      w += n.weights[i]!;
+  }
+  return w;
 }
 
 /** The score of the joined/split alternative (0 when it does not apply: the names' digits differ, or the ratio is

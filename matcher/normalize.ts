@@ -785,7 +785,8 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
   const fixed = kind === 'person' ? words : words.map((w) => fuzzyFormWord(w) ?? w);
   const items: Item[] = [];
   for (let i = 0; i < fixed.length; i++) {
-    const cands = FORMS_BY_FIRST.get(fixed[i]!);
+    // a vowel-less romanisation (Arabic, Persian, Hebrew) spells short forms by chance (عسل → sl): not read as forms
+    const cands = abjad && fixed[i]!.length <= 3 ? undefined : FORMS_BY_FIRST.get(fixed[i]!);
     let matched: FormEntry | undefined;
     if (cands) {
       for (const c of cands) {
@@ -842,7 +843,9 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
     else toks.push(it.form ?? it.tok);
   }
   if (personish) {
-    const kept = toks.filter((t) => !HONORIFIC_SET.has(t));
+    // an abjad name's romanised consonants spell short honorifics by chance (سارا → sr, Senior): only longer ones are
+    // dropped from it
+    const kept = toks.filter((t) => !HONORIFIC_SET.has(t) || (abjad && t.length <= 3));
     if (kept.length > 0) toks = kept;
   }
   if (kind === 'vessel' && toks.length > 1 && VESSEL_PREFIXES.has(toks[0]!)) toks = toks.slice(1);

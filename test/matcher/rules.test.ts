@@ -458,3 +458,38 @@ describe('unseen variants (issue 30)', () => {
     );
   });
 });
+
+describe('a stricter bar across scripts (issue 30)', () => {
+  it('a Han or Hangul name: a syllable or name left over on either side is another name', () => {
+    // false positives of the yente negatives: one given name or one family name in common
+    expect(person('수빈 이', 'Su Bin')).toBeLessThan(T);
+    expect(person('丽 陈', 'Hao Li Chen')).toBeLessThan(T);
+    expect(person('은경 성진 이', 'RI SONG JIN')).toBeLessThan(T);
+    // the whole name still matches, and a list name's patronymic stays cheap
+    expect(person('김정은', 'Kim Jong Un')).toBeGreaterThanOrEqual(T);
+    expect(person('성진 이', 'RI SONG JIN')).toBeGreaterThanOrEqual(T);
+    expect(person('블라디미르 푸틴', 'PUTIN, Vladimir Vladimirovich')).toBeGreaterThanOrEqual(T);
+    // the same shapes within one script are untouched
+    expect(person('Li Chen', 'Hao Li Chen')).toBeGreaterThanOrEqual(T);
+  });
+
+  it('an abjad name: its own parts left over count in full, the other name’s extra parts stay cheap', () => {
+    expect(person('علي علی شاهی', 'Li Li')).toBeLessThan(T);
+    expect(person('محمد محمدجواد هاشمی', 'Mohammad HASHEMI')).toBeLessThan(T);
+    expect(person('محمد علي', 'Mohammed Ali Hassan')).toBeGreaterThanOrEqual(T);
+    // a patronymic romanised from Arabic script (-fitsh) is still a patronymic
+    expect(person('فلاديمير فلاديميروفيتش بوتين', 'Vladimir PUTIN')).toBeGreaterThanOrEqual(T);
+  });
+
+  it('an abjad name is never read for short honorifics, short legal forms or acronyms', () => {
+    // سارا (Sara) romanises sr (Senior), عسل (Asal) sl (a Spanish legal form)
+    expect(normalizeName('سارا محمدی', 'person').tokens).toHaveLength(2);
+    expect(normalizeName('عسل ربانی', 'any').tokens[0]).toBe('sl');
+    expect(person('سارا محمدی', 'Mohamed')).toBeLessThan(T);
+    expect(person('عسل ربانی', 'Serbian')).toBeLessThan(T);
+    // romanised initials spell any acronym
+    expect(collapseAcronym(prepareName('TCL'), prepareName('عطاء عاقل المشاولة'))).toBeUndefined();
+    expect(person('عطاء عاقل المشاولة', 'TCL')).toBeLessThan(T);
+    expect(person('حسن نصر الله', 'Hassan Nasrallah')).toBeGreaterThanOrEqual(T);
+  });
+});
