@@ -6,6 +6,11 @@
 // Run: npm run bench:identity:documents (needs ../shared/data). While iterating: BENCH_FILES=can,fra (images whose
 // path contains one of these) and BENCH_ORDERS=1 (one order only; "same output in both orders" is then not
 // measured). Final numbers come from the full run.
+// A/B in one run (the machine is shared: only ratios within a run compare): BENCH_AB=1 reads the same order twice,
+// A by a baseline and B by this build as it ships, then the licence set by both; the report is B's with A's times
+// and the ratios B/A beside it. The baseline is the compiled reader under BENCH_BASELINE (the dist/ directory of an
+// earlier commit's build, e.g. `git archive <commit> | tar -x -C /tmp/base`, node_modules linked, `npx tsc -p
+// tsconfig.build.json`), else this build reading by the OCR search alone (locateFirst false).
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,7 +19,7 @@ import type { DocumentReading, MrzFields } from '../identity/document/index.js';
 import { machine, SHARED_DATA } from './harness.js';
 import { type Licence, licenceBack, type Photographing, photograph } from './licence-images.js';
 import { SPECIMEN_TD2, SPECIMEN_TD3 } from './mrz-specimens.js';
-import { load1, recordResult } from './results.js';
+import { type Figure, load1, recordResult } from './results.js';
 
 const DOCS = path.join(SHARED_DATA, 'documents', 'passporteye');
 if (!existsSync(path.join(DOCS, 'testdata'))) {
@@ -262,12 +267,18 @@ function shuffled<T>(xs: T[], seed: number): T[] {
   return out;
 }
 
+/** The compiled reader this bench belongs to. */
+const THIS_READER = path.resolve(
+  path.dirname(new URL(import.meta.url).pathname),
+  '../identity/document/index.js',
+);
+
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { readFileSync } = require('node:fs');
 (async () => {
-  const { createDocumentReader } = await import(${JSON.stringify(path.resolve(path.dirname(new URL(import.meta.url).pathname), '../identity/document/index.js'))});
-  const reader = await createDocumentReader({ locateFirst: workerData.locateFirst });
+  const { createDocumentReader } = await import(workerData.module);
+  const reader = await createDocumentReader(workerData.options);
   parentPort.on('message', async (m) => {
     if (m === 'rss') return parentPort.postMessage({ rss: process.memoryUsage().rss });
     if (m === 'close') { await reader.close(); return parentPort.postMessage({ closed: true }); }
@@ -285,13 +296,23 @@ interface OrderRun {
   first_ms: number;
 }
 
+/** Which reader a run uses: the compiled module and its options. */
+interface ReaderUnderTest {
+  module: string;
+  options: Record<string, unknown>;
+}
+
+// BENCH_PROFILE=1: this build's reads say where their time went (ReaderOptions.profile), summed in the report
+const profiling = process.env.BENCH_PROFILE === '1';
+const SHIPPED: ReaderUnderTest = { module: THIS_READER, options: profiling ? { profile: true } : {} };
+
 /** Reads `files` in order on a new worker (a new reader); `dir` prefixes them, `side` is told the reader. */
 async function runOrder(
   files: string[],
-  opts: { locateFirst?: boolean; dir?: string; side?: string } = {},
+  opts: { reader?: ReaderUnderTest; dir?: string; side?: string } = {},
 ): Promise<OrderRun> {
   const started = performance.now();
-  const w = new Worker(WORKER, { eval: true, workerData: { locateFirst: opts.locateFirst ?? false } });
+  const w = new Worker(WORKER, { eval: true, workerData: opts.reader ?? SHIPPED });
   const next = () => new Promise<Record<string, unknown>>((resolve) => w.once('message', resolve));
   await next();
   const results: Result[] = [];
@@ -304,8 +325,13 @@ async function runOrder(
     results.push({ file: f, reading: m.reading });
     w.postMessage('rss');
     rss = Math.max(rss, ((await next()) as { rss: number }).rss);
+    // with BENCH_PROFILE=1, the path the read took: the located band's reading, or the OCR search after it
+    const route = (m.reading.profile ?? [])
+      .map((p) => p.stage)
+      .filter((s) => s === 'located' || s === 'fallback' || s === 'search')
+      .join('→');
     log(
-      `${f}: ${m.reading.accepted ? 'accepted' : m.reading.reasons.join(',') || '-'} ${m.reading.took_ms} ms`,
+      `${f}: ${m.reading.accepted ? 'accepted' : m.reading.reasons.join(',') || '-'} ${m.reading.took_ms} ms${route ? ` (${route})` : ''}`,
     );
   }
   w.postMessage('close');
@@ -332,14 +358,20 @@ const tests = readdirSync(path.join(DOCS, 'tests'))
 const all = [...testdata, ...tests].sort();
 const orders = process.env.BENCH_ORDERS === '1' ? 1 : 2;
 
-// BENCH_AB=1: the same order read twice, first as the service reads (A), then with the MRZ band located by image
-// analysis first (B, ReaderOptions.locateFirst); the report is B's, with A's times beside it
+// BENCH_AB=1: the same order read twice, by the baseline (A) and as this build ships (B); the report is B's, with
+// A's times beside it
 const ab = process.env.BENCH_AB === '1';
-log(`${all.length} images, ${ab ? 'A/B in one order' : `${orders} shuffled order(s)`}`);
+const baselineDir = process.env.BENCH_BASELINE;
+const baseline: ReaderUnderTest = baselineDir
+  ? { module: path.resolve(baselineDir, 'identity/document/index.js'), options: {} }
+  : { module: THIS_READER, options: { locateFirst: false } };
+const baselineName = baselineDir ? `the build under ${baselineDir}` : 'this build, OCR search alone';
+log(`${all.length} images, ${ab ? `A/B in one order (A: ${baselineName})` : `${orders} shuffled order(s)`}`);
 const loadBefore = load1();
-const before = ab ? await runOrder(shuffled(all, 1), { locateFirst: false }) : null;
-const a = await runOrder(shuffled(all, 1), { locateFirst: ab });
+const before = ab ? await runOrder(shuffled(all, 1), { reader: baseline }) : null;
+const a = await runOrder(shuffled(all, 1));
 const b = orders === 2 && !ab ? await runOrder(shuffled(all, 2)) : a;
+const licencesBefore = ab ? await licenceSet(baseline) : null;
 const licences = await licenceSet();
 const byFile = (r: Result[]) => new Map(r.map((x) => [x.file, x.reading]));
 const ra = byFile(a.results);
@@ -414,16 +446,79 @@ if (before) {
         `${r.file} (${r.reading.accepted ? 'accepted' : 'refused'} → ${ra.get(r.file)?.accepted ? 'accepted' : 'refused'})`,
     );
   const ratio = (p: number) => (pct(times, p) / Math.max(1, pct(tA, p))).toFixed(2);
+  const fieldsDiffer = before.results
+    .filter((r) => JSON.stringify(r.reading.mrz) !== JSON.stringify(ra.get(r.file)?.mrz))
+    .map((r) => r.file);
   say(
-    `A/B in one run, same order: A (as the service reads) p50 ${pct(tA, 50)} ms, p99 ${pct(tA, 99)} ms, first ${before.first_ms} ms; B (band located first) p50 ${pct(times, 50)} ms, p99 ${pct(times, 99)} ms, first ${a.first_ms} ms; B/A p50 ${ratio(50)}, p99 ${ratio(99)}. Accepted: A ${before.results.filter((r) => r.reading.accepted).length}, B ${a.results.filter((r) => r.reading.accepted).length}. Readings that differ: ${differ.length ? differ.join('; ') : 'none'}.`,
+    `A/B in one run, same order: A (${baselineName}) p50 ${pct(tA, 50)} ms, p99 ${pct(tA, 99)} ms, first ${before.first_ms} ms; B (this build) p50 ${pct(times, 50)} ms, p99 ${pct(times, 99)} ms, first ${a.first_ms} ms; B/A p50 ${ratio(50)}, p99 ${ratio(99)}, first ${(a.first_ms / Math.max(1, before.first_ms)).toFixed(2)}. Accepted: A ${before.results.filter((r) => r.reading.accepted).length}, B ${a.results.filter((r) => r.reading.accepted).length}. Readings that differ: ${differ.length ? differ.join('; ') : 'none'}. Fields that differ: ${fieldsDiffer.length ? fieldsDiffer.join(', ') : 'none'}.`,
+  );
+}
+if (profiling) {
+  // per stage over this build's reads: how often, the time in all, and the share of the reads' time
+  const total = a.results.reduce((t, r) => t + r.reading.took_ms, 0);
+  const byStage = new Map<string, { n: number; ms: number }>();
+  for (const r of a.results) {
+    for (const p of r.reading.profile ?? []) {
+      const e = byStage.get(p.stage) ?? { n: 0, ms: 0 };
+      e.n++;
+      e.ms += p.ms;
+      byStage.set(p.stage, e);
+    }
+  }
+  say(
+    `Where the time went (${a.results.length} reads, ${total} ms; OCR passes overlap the search stage): ${[
+      ...byStage,
+    ]
+      .sort((x, y) => y[1].ms - x[1].ms)
+      .map(([k, e]) => `${k} ×${e.n} ${e.ms} ms (${((100 * e.ms) / Math.max(1, total)).toFixed(0)} %)`)
+      .join(', ')}.`,
+  );
+  const first = a.results[0];
+  say(
+    `First read (${first?.file}): ${(first?.reading.profile ?? []).map((p) => `${p.stage} ${p.ms}`).join(', ')}.`,
+  );
+}
+if (licencesBefore) {
+  say(
+    `Licence set A/B: A ${licencesBefore.decoded} decoded, ${licencesBefore.exact} exact, p50 ${licencesBefore.p50} ms, p99 ${licencesBefore.p99} ms; B ${licences.decoded} decoded, ${licences.exact} exact, p50 ${licences.p50} ms, p99 ${licences.p99} ms.`,
   );
 }
 say(
   `Licence set (rendered AAMVA backs, photographed in software): ${licences.decoded} of ${licences.total} decoded, ${licences.exact} with every field exact; p50 ${licences.p50} ms, p99 ${licences.p99} ms.${licences.failed.length ? ` Not read: ${licences.failed.join(', ')}.` : ''}`,
 );
 process.stdout.write(`${out.join('\n')}\n`);
-// a subset (BENCH_FILES) or an A/B run (BENCH_AB) is a trial, not the bench's result
-if (only.length === 0 && !ab)
+// a subset (BENCH_FILES) is a trial, not the bench's result; an A/B run records B's figures with the ratios B/A
+const tBefore = before?.results.map((r) => r.reading.took_ms) ?? [];
+const abFigures: Record<string, Figure> = before
+  ? {
+      ab_baseline_p50_ms: {
+        label: 'A/B: the baseline (A), p50, same run',
+        unit: 'ms',
+        value: pct(tBefore, 50),
+      },
+      ab_baseline_p99_ms: {
+        label: 'A/B: the baseline (A), p99, same run',
+        unit: 'ms',
+        value: pct(tBefore, 99),
+      },
+      ab_p50_ratio: {
+        label: 'A/B: p50 B ÷ A',
+        unit: '',
+        value: Number((pct(times, 50) / Math.max(1, pct(tBefore, 50))).toFixed(2)),
+      },
+      ab_p99_ratio: {
+        label: 'A/B: p99 B ÷ A',
+        unit: '',
+        value: Number((pct(times, 99) / Math.max(1, pct(tBefore, 99))).toFixed(2)),
+      },
+      ab_first_ratio: {
+        label: 'A/B: first document B ÷ A',
+        unit: '',
+        value: Number((a.first_ms / Math.max(1, before.first_ms)).toFixed(2)),
+      },
+    }
+  : {};
+if (only.length === 0)
   recordResult(
     'identity:documents',
     {
@@ -436,7 +531,11 @@ if (only.length === 0 && !ab)
       accepted_wrong_field: { label: 'accepted readings with a wrong field', unit: '', value: wrong.length },
       p50_ms: { label: 'time a document, p50', unit: 'ms', value: pct(times, 50) },
       p99_ms: { label: 'time a document, p99', unit: 'ms', value: pct(times, 99) },
-      first_ms: { label: "first document after the worker's start", unit: 'ms', value: a.first_ms },
+      first_ms: {
+        label: "first document after the worker's start (models loading included)",
+        unit: 'ms',
+        value: a.first_ms,
+      },
       licences_decoded: {
         label: `licence backs decoded (of ${licences.total})`,
         unit: '',
@@ -447,14 +546,27 @@ if (only.length === 0 && !ab)
         unit: '',
         value: licences.exact,
       },
+      licences_p50_ms: { label: 'time a licence back, p50', unit: 'ms', value: licences.p50 },
+      ...abFigures,
     },
-    { loadBefore, notes: orderDiffs.length ? `order-dependent output: ${orderDiffs.join(', ')}` : undefined },
+    {
+      loadBefore,
+      notes:
+        [
+          ab
+            ? `A/B in one order: A ${baselineName}, B this build (the figures are B's; order dependence not measured)`
+            : '',
+          orderDiffs.length ? `order-dependent output: ${orderDiffs.join(', ')}` : '',
+        ]
+          .filter(Boolean)
+          .join('; ') || undefined,
+    },
   );
 
 /** The licence set: backs of licences of several jurisdictions and AAMVA versions, photographed in software
  * (turned, in perspective, blurred, compressed, small, glared), written to a temporary directory and read as the
  * service reads a back; a reading counts as exact when every AAMVA field the payload carries comes back. */
-async function licenceSet(): Promise<{
+async function licenceSet(reader: ReaderUnderTest = SHIPPED): Promise<{
   total: number;
   decoded: number;
   exact: number;
@@ -504,7 +616,7 @@ async function licenceSet(): Promise<{
       files.push(name);
     }
   }
-  const run = await runOrder(files, { dir, side: 'back' });
+  const run = await runOrder(files, { reader, dir, side: 'back' });
   rmSync(dir, { recursive: true, force: true });
   let decoded = 0;
   let exact = 0;

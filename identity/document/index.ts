@@ -15,6 +15,7 @@ export type {
   MrzFields,
   MrzFormat,
   ReadSide,
+  ReadStage,
 } from './types.js';
 
 /** Starts a tesseract worker (legacy engine, English traineddata from @tesseract.js-data/eng) and returns a

@@ -1,6 +1,8 @@
-// The document reader: decode → quality → skew/orientation → find the MRZ band with a layout pass → read the
-// band under several preprocessings → repair and parse each reading → rank by check digits → strict check and
-// second-signal agreement. See docs/decisions.md "Document reading".
+// The document reader: decode → quality → the MRZ band located by image analysis and read first, its reading
+// taken only when accepted and its names confirmed by the LSTM engine → else the OCR search: skew/orientation →
+// find the MRZ band with a strip or layout pass → read the band under several preprocessings → repair and parse
+// each reading → rank by check digits → strict check and second-signal agreement. See docs/decisions/identity.md
+// "Document reading" and "Faster reading".
 
 import { qualityProblems } from '../quality-thresholds.js';
 import { findMrzBand } from './band.js';
@@ -26,19 +28,30 @@ import {
   findCandidates,
   hybridCandidate,
   LAYOUTS,
+  namesConfirmed,
   type Parsed,
   parseLines,
   readCandidate,
 } from './mrz/index.js';
 import { createOcr, type Ocr, type OcrLine } from './ocr.js';
 import { strictCheck } from './strict.js';
-import type { DocumentReader, DocumentReading, ImageQuality, MrzFields, ReadSide } from './types.js';
+import type {
+  DocumentReader,
+  DocumentReading,
+  ImageQuality,
+  MrzFields,
+  ReadSide,
+  ReadStage,
+} from './types.js';
 
 export interface ReaderOptions extends Partial<ImageLimits> {
-  /** find the MRZ band by image analysis and read it first, the OCR search only when that gives no accepted
-   * reading. Off by default: 0.27× the p50 time, but it accepted one wrong surname on the PassportEye set
-   * (79_pass-can, the strip reading's second signal missing); docs/decisions/identity.md */
+  /** find the MRZ band by image analysis and read it first; its reading is taken only when it is accepted and
+   * the LSTM engine's reading of the band holds every letter of its name field (namesConfirmed), else the OCR
+   * search runs as if it had not been tried. Default true; false reads by the OCR search alone.
+   * docs/decisions/identity.md "Faster reading" */
   locateFirst?: boolean;
+  /** record where each read's time goes in `DocumentReading.profile` (the benchmark's breakdown) */
+  profile?: boolean;
 }
 
 /** Width of the image the layout pass sees. */
@@ -61,14 +74,22 @@ interface Reading extends Parsed {
 
 export async function createReader(options: ReaderOptions = {}): Promise<DocumentReader> {
   const limits: ImageLimits = { ...DEFAULT_LIMITS, ...options };
-  const locateFirst = options.locateFirst ?? false;
-  const ocr = await createOcr();
+  const locateFirst = options.locateFirst ?? true;
+  const engine = await createOcr();
+  // reads run one at a time (the queue), so one list collects the stages of the read in progress
+  let stages: ReadStage[] | null = null;
+  const ocr = options.profile ? timedOcr(engine, (s) => stages?.push(s)) : engine;
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
   return {
     read(image: Uint8Array, side: ReadSide = 'single', docType?: string): Promise<DocumentReading> {
       const barcodeFirst = docType !== 'passport';
-      const run = queue.then(() => readOne(ocr, image, { limits, locateFirst, barcodeFirst }, side));
+      const run = queue.then(async () => {
+        stages = options.profile ? [] : null;
+        const lap = stageClock((s) => stages?.push(s));
+        const reading = await readOne(ocr, image, { limits, locateFirst, barcodeFirst, lap }, side);
+        return stages ? { ...reading, profile: stages } : reading;
+      });
       queue = run.catch(() => {});
       return run;
     },
@@ -78,6 +99,40 @@ export async function createReader(options: ReaderOptions = {}): Promise<Documen
       await queue;
       await ocr.close();
     },
+  };
+}
+
+/** The OCR passes of `ocr`, each reported to `report` with its time. */
+function timedOcr(ocr: Ocr, report: (s: ReadStage) => void): Ocr {
+  const timed =
+    <A extends unknown[], R>(stage: string, f: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      const t = performance.now();
+      try {
+        return await f(...a);
+      } finally {
+        report({ stage: `ocr.${stage}`, ms: Math.round(performance.now() - t) });
+      }
+    };
+  return {
+    layout: timed('layout', ocr.layout),
+    block: timed('block', ocr.block),
+    blockLines: timed('blockLines', ocr.blockLines),
+    blockLstm: timed('blockLstm', ocr.blockLstm),
+    pageLstm: timed('pageLstm', ocr.pageLstm),
+    close: ocr.close,
+  };
+}
+
+/** `lap(stage)` reports the time since the previous lap (or the clock's start) as `stage`. */
+type Lap = (stage: string) => void;
+
+function stageClock(report: (s: ReadStage) => void): Lap {
+  let last = performance.now();
+  return (stage) => {
+    const now = performance.now();
+    report({ stage, ms: Math.round(now - last) });
+    last = now;
   };
 }
 
@@ -107,10 +162,10 @@ function failed(started: number, error: string, q: ImageQuality = EMPTY_QUALITY)
 async function readOne(
   ocr: Ocr,
   image: Uint8Array,
-  options: { limits: ImageLimits; locateFirst: boolean; barcodeFirst: boolean },
+  options: { limits: ImageLimits; locateFirst: boolean; barcodeFirst: boolean; lap: Lap },
   side: ReadSide,
 ): Promise<DocumentReading> {
-  const { limits } = options;
+  const { limits, lap } = options;
   const started = performance.now();
   let decoded: Awaited<ReturnType<typeof decode>>;
   try {
@@ -119,16 +174,21 @@ async function readOne(
     if (err instanceof ImageError) return failed(started, `${err.code}: ${err.message}`);
     return failed(started, `corrupt_image: ${(err as Error).message}`);
   }
+  lap('decode');
   try {
     const q = await measureQuality(decoded.gray);
     const qual = quality(decoded.width, decoded.height, q.blur, q.glare);
+    lap('quality');
     if (side === 'front') return frontReading(await readFront(ocr, decoded.gray), qual, started);
     // a barcode first: a licence's back has no MRZ, and a decoded PDF417 needs no OCR at all
     const barcode = options.barcodeFirst ? await readBarcode(decoded.gray) : null;
+    if (options.barcodeFirst) lap('barcode');
     if (barcode?.aamva) return barcodeReading(barcode, qual, started);
-    const located = options.locateFirst ? await readLocated(ocr, decoded.gray, qual) : null;
-    const readings = located ?? (await readAll(ocr, decoded.gray));
-    return { ...decide(readings, qual, started), barcode };
+    const located = options.locateFirst ? await readLocated(ocr, decoded.gray, qual, started, lap) : null;
+    if (located) return { ...located, barcode };
+    const reading = { ...decide(await readAll(ocr, decoded.gray), qual, started), barcode };
+    lap('search');
+    return reading;
   } catch (err) {
     return failed(started, `read_failed: ${(err as Error).message}`);
   }
@@ -142,10 +202,21 @@ function plausible(r: Reading): boolean {
   );
 }
 
-/** The band found by image analysis (band.ts), read at once with no OCR pass to find it: its readings when they
- * give an accepted reading (check digits, strict check, second signal), else null and the full pipeline runs. */
-async function readLocated(ocr: Ocr, gray: Gray, q: ImageQuality): Promise<Reading[] | null> {
+/** The band found by image analysis (band.ts), read at once with no OCR pass to find it: its decided reading when
+ * that is accepted (check digits, strict check, two preprocessings agreeing, the LSTM engine not disagreeing) AND
+ * an LSTM reading of the band confirms every letter of its name field (namesConfirmed), else null and the OCR
+ * search runs. The confirmation is what the page strip's reading gives the OCR search: without it a name that two
+ * preprocessings misread alike and the LSTM engine reads too differently to be compared was accepted (79_pass-can:
+ * QATN for MARTIN). */
+async function readLocated(
+  ocr: Ocr,
+  gray: Gray,
+  q: ImageQuality,
+  started: number,
+  lap: Lap,
+): Promise<DocumentReading | null> {
   const found = await findMrzBand(gray);
+  lap('locate');
   if (!found) return null;
   const img = normalize(await rotate(gray, found.rotation));
   const band: Band = {
@@ -156,7 +227,16 @@ async function readLocated(ocr: Ocr, gray: Gray, q: ImageQuality): Promise<Readi
     lineHeight: found.lineHeight * img.height,
   };
   const readings = await readBand(ocr, img, band, found.rotation, []);
-  return decide(readings, q, 0).accepted ? readings : null;
+  const decided = decide(readings, q, started);
+  if (!decided.accepted || !decided.mrz) {
+    lap('fallback');
+    return null;
+  }
+  const { format } = decided.mrz;
+  const engineTexts = new Set(readings.map((r) => r.lstm).filter(Boolean));
+  const confirmed = [...engineTexts].some((t) => namesConfirmed(format, decided.corrected_lines, t));
+  lap(confirmed ? 'located' : 'fallback');
+  return confirmed ? decided : null;
 }
 
 /** Readings of the first orientation that gives a plausible one: the deskewed image, then upside down, then

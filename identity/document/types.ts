@@ -63,8 +63,18 @@ export interface DocumentReading {
   /** rotation applied before reading, clockwise degrees (EXIF orientation already applied) */
   rotation: number;
   took_ms: number;
+  /** where the time went, in order (ReaderOptions.profile only; never stored): image stages and each OCR pass */
+  profile?: ReadStage[];
   /** corrupt/unsupported/oversized file: mrz null, never a throw */
   error?: string;
+}
+
+/** One step of a read and its wall-clock time: `decode`, `quality`, `barcode`, `locate` (the MRZ band by image
+ * analysis), `located` (its reading was taken) or `fallback` (the OCR search follows), `ocr.<pass>` (one OCR pass:
+ * layout, block, blockLines, blockLstm, pageLstm). */
+export interface ReadStage {
+  stage: string;
+  ms: number;
 }
 
 /** Which side of a two-sided document an image shows: `front` is read for its printed text only (its portrait is

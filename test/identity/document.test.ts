@@ -193,6 +193,36 @@ describe.skipIf(!HAS_SHARED_DATA)('document reader on the PassportEye specimens'
     });
   }
 
+  describe('the MRZ band located by image analysis, read first', () => {
+    let profiled: DocumentReader;
+    beforeAll(async () => {
+      profiled = await createDocumentReader({ profile: true });
+    });
+    afterAll(async () => {
+      await profiled.close();
+    });
+    const stages = (r: { profile?: { stage: string }[] }) => (r.profile ?? []).map((p) => p.stage);
+
+    it('gives the reading with no OCR pass to find the band when the second engine confirms its names', async () => {
+      const r = await profiled.read(spec('passport-td3.jpg'), 'single', 'passport');
+      expect(r.mrz).toEqual(SPECIMEN_TD3);
+      expect(r.accepted).toBe(true);
+      expect(stages(r)).toContain('located');
+      expect(stages(r)).not.toContain('ocr.blockLines');
+      expect(stages(r)).not.toContain('ocr.layout');
+    });
+
+    it('is not taken when the LSTM engine reads its surname otherwise (79_pass-can: QATN, MARTIN)', async () => {
+      const image = readFileSync(sharedPath('documents/passporteye/testdata/79_pass-can.jpg'));
+      const r = await profiled.read(image, 'single', 'passport');
+      // two preprocessings of the located band read QATN, accepted by the band's own second signal; the OCR
+      // search that follows reads MARTIN
+      expect(stages(r)).toContain('fallback');
+      expect(r.mrz).toMatchObject({ surname: 'MARTIN', given_names: 'SARAH', document_number: 'ZE000509' });
+      expect(r.accepted).toBe(true);
+    });
+  });
+
   it('reads a quarter-turned photograph inside a worker thread (Piscina), as the service does', async () => {
     const rotated = await sharp(spec('passport-td2.jpg')).rotate(90).jpeg({ quality: 85 }).toBuffer();
     const pool = new Piscina({

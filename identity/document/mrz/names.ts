@@ -87,6 +87,49 @@ export function checkNames(
   return { lines: next, compared: first.compared, adopted, unresolved };
 }
 
+/** Whether another engine's text holds every run of letters of our name field, letter for letter, at its place
+ * (within ±3 positions, as checkNames aligns them) on the engine's line that matches ours best. checkNames takes a
+ * run it cannot align for no signal; this is the positive confirmation that a reading with fewer voters needs
+ * (the located band, reader.ts): 79_pass-can's surname read QATN by two preprocessings, the LSTM engine reading
+ * MARTIN there, is not confirmed. */
+export function namesConfirmed(format: MrzFormat, lines: string[], secondEngine: string): boolean {
+  const row = format === 'TD1' ? 2 : 0;
+  const from = format === 'TD1' ? 0 : 5;
+  const ours = lines[row] ?? '';
+  const body = ours.slice(from, format === 'TD1' ? 30 : LAYOUTS[format].length).replace(/<+$/, '');
+  const theirLine = bestLine(ours, secondEngine);
+  if (!theirLine || !/[A-Z]/.test(body)) return false;
+  const runs = /[A-Z]+/g;
+  for (let m = runs.exec(body); m; m = runs.exec(body)) {
+    const run = m[0];
+    const at = from + m.index;
+    const found = [0, -1, 1, -2, 2, -3, 3].some(
+      (d) => at + d >= 0 && theirLine.slice(at + d, at + d + run.length) === run,
+    );
+    if (!found) return false;
+  }
+  return true;
+}
+
+/** The line of another engine's text (lines of at least 20 characters, cleaned) that has the most of our line's
+ * non-filler characters at the same positions; null when it has none. */
+function bestLine(ours: string, text: string): string | null {
+  let best: string | null = null;
+  let bestSame = -1;
+  for (const t of text
+    .split('\n')
+    .map(cleanLine)
+    .filter((l) => l.length >= 20)) {
+    let same = 0;
+    for (let i = 0; i < ours.length; i++) if (t[i] === ours[i] && ours[i] !== '<') same++;
+    if (same > bestSame) {
+      bestSame = same;
+      best = t;
+    }
+  }
+  return best;
+}
+
 /** The country code field (issuing country, nationality) that holds `row:pos`, if any. */
 function countryCodeAt(format: MrzFormat, row: number, pos: number): { start: number } | null {
   const fields = LAYOUTS[format].fields.filter(
@@ -119,10 +162,6 @@ function engineLetters(
           { row: 0, from: 2, to: 5 },
           { row: 1, from: 10, to: 13 },
         ];
-  const theirs = text
-    .split('\n')
-    .map(cleanLine)
-    .filter((l) => l.length >= 20);
   const letters = new Map<string, string>();
   const insertions: Insertion[] = [];
   let compared = false;
@@ -131,18 +170,8 @@ function engineLetters(
     const ours = lines[seg.row] ?? '';
     const body = ours.slice(seg.from, seg.to).replace(/<+$/, '');
     // the engine's line that matches ours best, position by position
-    let best: string | null = null;
-    let bestSame = -1;
-    for (const t of theirs) {
-      let same = 0;
-      for (let i = 0; i < ours.length; i++) if (t[i] === ours[i] && ours[i] !== '<') same++;
-      if (same > bestSame) {
-        bestSame = same;
-        best = t;
-      }
-    }
-    if (!best) continue;
-    const theirLine = best;
+    const theirLine = bestLine(ours, text);
+    if (!theirLine) continue;
     const runs = /[A-Z]+/g;
     for (let m = runs.exec(body); m; m = runs.exec(body)) {
       const run = m[0];

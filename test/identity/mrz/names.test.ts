@@ -2,7 +2,12 @@
 // with the support of another reading or a second LSTM reading, else unresolved; a dropped letter is inserted only
 // when two LSTM readings put it at the same place; texts that cannot be aligned give no signal.
 import { describe, expect, it } from 'vitest';
-import { checkNames, insertionIn, substringDistance } from '../../../identity/document/mrz/names.js';
+import {
+  checkNames,
+  insertionIn,
+  namesConfirmed,
+  substringDistance,
+} from '../../../identity/document/mrz/names.js';
 import { parseLines } from '../../../identity/document/mrz/parse.js';
 
 const POL = ['P<POLKONALSKA<KWIATKOWSKA<<JOANNA<<<<<<<<<<<', 'AA00000000POL6002084F1412314<<<<<<<<<<<<<<<4'];
@@ -151,6 +156,43 @@ describe('names: a second engine must agree letter by letter', () => {
     'insertionIn(%s, %s, %i)',
     (run, line, at, out) => {
       expect(insertionIn(run, line, at)).toEqual(out);
+    },
+  );
+
+  // the located band's reading is taken only when the LSTM engine holds every letter of its name field
+  const CAN_QATN = ['P<CANQATN<<SARAH<<<<<<<<<<<<<<<<<<<<<<<<<<<<', CAN[1] as string];
+  const CAN_RIGHT = ['P<CANMARTIN<<SARAH<<<<<<<<<<<<<<<<<<<<<<<<<<', CAN[1] as string];
+  const TD1_D = [
+    'IDD<<T220001293<<<<<<<<<<<<<<<',
+    '6408125<2010315D<<<<<<<<<<<<<4',
+    'MUSTERMANN<<ERIKA<<<<<<<<<<<<<',
+  ];
+  it.each([
+    // 79_pass-can: two preprocessings read QATN, the LSTM engine MARTIN; checkNames sees no signal there
+    ['a surname the second engine reads otherwise (QATN for MARTIN)', 'TD3', CAN_QATN, CAN_GRAY, false],
+    ['the same reading of MARTIN, fillers read as C and L', 'TD3', CAN_RIGHT, CAN_GRAY, true],
+    [
+      'every name run, shifted by the K/L read for fillers',
+      'TD3',
+      [POL_RIGHT, POL[1] as string],
+      POL_LSTM,
+      true,
+    ],
+    ['one letter of the surname otherwise', 'TD3', POL, POL_LSTM, false],
+    ['a given name missing from the engine', 'TD3', CAN_RIGHT, CAN_GRAY.replace('SARAH', 'SAR'), false],
+    [
+      'the name line of a TD1 card is its third',
+      'TD1',
+      TD1_D,
+      'IDDKKT22000129\nMUSTERMANNKKERIKALLLLLLLLLLLLL\n',
+      true,
+    ],
+    ['no text', 'TD3', CAN_RIGHT, '', false],
+    ['text that cannot be aligned', 'TD3', CAN_RIGHT, 'XQXQXQXQXQXQXQXQXQXQXQXQ\n', false],
+  ] as [string, 'TD3' | 'TD1', string[], string, boolean][])(
+    'namesConfirmed: %s',
+    (_, format, lines, text, confirmed) => {
+      expect(namesConfirmed(format, lines, text)).toBe(confirmed);
     },
   );
 
