@@ -323,8 +323,13 @@ async function readBand(
     // the legacy engine's letter confusions (W/N/H/M) change with the scale: one more voter, larger
     ['gray-large', await resize(sized, sized.width * 1.35, sized.height * 1.35)],
   ];
-  // the LSTM engine's reading of the band: the second signal for names and country codes (see decide)
-  const lstm = await ocr.blockLstm(await png(sized));
+  // the LSTM engine's reading of the band: the second signal for names and country codes (see decide). It runs on
+  // its own tesseract worker (thread) while the legacy engine reads the preprocessings: the two engines' passes
+  // overlap instead of following each other, and each reads what it read before
+  const lstmRead = ocr.blockLstm(await png(sized));
+  // handled here too, so that a failure while the legacy passes run is not an unhandled rejection; it is thrown
+  // where the text is awaited
+  lstmRead.catch(() => {});
   for (const [name, v] of variants) {
     const text = await ocr.block(await png(v));
     add(name, text);
@@ -332,10 +337,11 @@ async function readBand(
     // remaining preprocessings cannot change the outcome
     const top = agreeingValid(readings);
     if (top && top.size >= 2) {
-      const names = checkNames(top.reading.fields.format, top.reading.lines, lstm, []);
+      const names = checkNames(top.reading.fields.format, top.reading.lines, await lstmRead, []);
       if (names.compared && names.unresolved === 0) break;
     }
   }
+  const lstm = await lstmRead;
   // the LSTM engine reads digits that the legacy engine takes for letters on some fonts (0/O, 2/Z, 8/B): one more
   // reading per legacy candidate (at most 8) with the characters check digits cover taken from its text
   const legacy = [...readings];
