@@ -4,6 +4,7 @@
 // each reading → rank by check digits → strict check and second-signal agreement. See docs/decisions/identity.md
 // "Document reading" and "Faster reading".
 
+import sharp from 'sharp';
 import { qualityProblems } from '../quality-thresholds.js';
 import { findMrzBand } from './band.js';
 import { barcodeReading, frontReading, readBarcode, readFront } from './card.js';
@@ -76,6 +77,7 @@ export async function createReader(options: ReaderOptions = {}): Promise<Documen
   const limits: ImageLimits = { ...DEFAULT_LIMITS, ...options };
   const locateFirst = options.locateFirst ?? true;
   const engine = await createOcr();
+  await warmUp(engine);
   // reads run one at a time (the queue), so one list collects the stages of the read in progress
   let stages: ReadStage[] | null = null;
   const ocr = options.profile ? timedOcr(engine, (s) => stages?.push(s)) : engine;
@@ -100,6 +102,35 @@ export async function createReader(options: ReaderOptions = {}): Promise<Documen
       await ocr.close();
     },
   };
+}
+
+/** The MRZ of ICAO 9303's specimen passport, rendered when a reader starts and read by each OCR pass the reader
+ * uses (the two engines at once, as readBand runs them): the engines' first use costs seconds (WebAssembly compiled
+ * on first call, the models' first pass), which the first document would otherwise pay. The readings are thrown
+ * away, and neither engine learns from them (classify_enable_learning is off), so no later reading changes. A
+ * failed warm-up only leaves that cost to the first document. */
+async function warmUp(ocr: Ocr): Promise<void> {
+  const lines = [
+    'P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<',
+    'L898902C36UTO7408122F1204159ZE184226B<<<<<10',
+  ];
+  const text = lines
+    .map((l, i) => `<text x="24" y="${64 + i * 60}">${l.replaceAll('<', '&lt;')}</text>`)
+    .join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="170"><rect width="100%" height="100%" fill="#fff"/><g font-family="DejaVu Sans Mono, monospace" font-size="40">${text}</g></svg>`;
+  try {
+    const image = await sharp(Buffer.from(svg)).grayscale().png().toBuffer();
+    await Promise.all([
+      (async () => {
+        await ocr.blockLines(image);
+        await ocr.block(image);
+        await ocr.layout(image);
+      })(),
+      ocr.blockLstm(image),
+    ]);
+  } catch {
+    // the first document pays the start-up instead
+  }
 }
 
 /** The OCR passes of `ocr`, each reported to `report` with its time. */
