@@ -55,6 +55,10 @@ export interface ReaderOptions extends Partial<ImageLimits> {
   profile?: boolean;
 }
 
+/** Preprocessings of the located band read before the OCR search (gray, otsu): a reading taken from the band
+ * needs two to agree, and a band those two do not read costs the search only two legacy passes more. */
+const QUICK_PREPROCESSINGS = 2;
+
 /** Width of the image the layout pass sees. */
 const LAYOUT_WIDTH = 1600;
 /** Height, in pixels, a text line of the MRZ band is scaled to before it is read. */
@@ -257,7 +261,7 @@ async function readLocated(
     y1: found.y1 * img.height,
     lineHeight: found.lineHeight * img.height,
   };
-  const readings = await readBand(ocr, img, band, found.rotation, []);
+  const readings = await readBand(ocr, img, band, found.rotation, [], true);
   const decided = decide(readings, q, started);
   if (!decided.accepted || !decided.mrz) {
     lap('fallback');
@@ -328,13 +332,16 @@ async function readOrientation(ocr: Ocr, gray: Gray, rotation: number, first: bo
 }
 
 /** Reads the MRZ band `band` of the turned, normalised image `img` under every preprocessing, adding to
- * `readings` (those of the pass that located it). */
+ * `readings` (those of the pass that located it). `quick`: a first look whose failure the OCR search follows, so
+ * bounded: the first QUICK_PREPROCESSINGS preprocessings only and no second look at small print (the search gives
+ * a band that needs them both). */
 async function readBand(
   ocr: Ocr,
   img: Gray,
   band: Band,
   rotation: number,
   readings: Reading[],
+  quick = false,
 ): Promise<Reading[]> {
   const add = (variant: string, text: string) => {
     for (const c of findCandidates(text)) {
@@ -347,13 +354,15 @@ async function readBand(
   // a text line BAND_LINE_HEIGHT high, the band at most 3,000 px wide (bounded work on odd layouts)
   const k = Math.min(BAND_LINE_HEIGHT / band.lineHeight, 3000 / Math.max(1, bandImg.width));
   const sized = await resize(bandImg, bandImg.width * k, bandImg.height * k);
-  const variants: [string, Gray][] = [
-    ['gray', sized],
-    ['otsu', otsu(sized)],
-    ['sauvola', sauvola(sized, BAND_LINE_HEIGHT * 2 + 1, 0.2)],
+  const preprocessings: [string, () => Gray | Promise<Gray>][] = [
+    ['gray', () => sized],
+    ['otsu', () => otsu(sized)],
+    ['sauvola', () => sauvola(sized, BAND_LINE_HEIGHT * 2 + 1, 0.2)],
     // the legacy engine's letter confusions (W/N/H/M) change with the scale: one more voter, larger
-    ['gray-large', await resize(sized, sized.width * 1.35, sized.height * 1.35)],
+    ['gray-large', () => resize(sized, sized.width * 1.35, sized.height * 1.35)],
   ];
+  // a quick look (the located band, before the OCR search): the two preprocessings that agree on most documents
+  const variants = quick ? preprocessings.slice(0, QUICK_PREPROCESSINGS) : preprocessings;
   // the LSTM engine's reading of the band: the second signal for names and country codes (see decide). It runs on
   // its own tesseract worker (thread) while the legacy engine reads the preprocessings: the two engines' passes
   // overlap instead of following each other, and each reads what it read before
@@ -361,8 +370,8 @@ async function readBand(
   // handled here too, so that a failure while the legacy passes run is not an unhandled rejection; it is thrown
   // where the text is awaited
   lstmRead.catch(() => {});
-  for (const [name, v] of variants) {
-    const text = await ocr.block(await png(v));
+  for (const [name, make] of variants) {
+    const text = await ocr.block(await png(await make()));
     add(name, text);
     // two preprocessings already agree on a valid reading whose letters the LSTM engine confirms: the
     // remaining preprocessings cannot change the outcome
@@ -399,7 +408,7 @@ async function readBand(
   // compared with the LSTM text its digits came from (decide), so a hybrid is only accepted when that text reads
   // the legacy engine's letters too
   const small = band.lineHeight * 2 < BAND_LINE_HEIGHT;
-  if (small && !readings.some(passesStrict)) {
+  if (!quick && small && !readings.some(passesStrict)) {
     for (const hl of LARGE_LINE_HEIGHTS) {
       const kl = Math.min(hl / band.lineHeight, 4000 / Math.max(1, bandImg.width));
       const large = await resize(bandImg, bandImg.width * kl, bandImg.height * kl);
