@@ -7,7 +7,7 @@ import type { Entity } from '../ingest/entity.js';
 import { type Consolidation, consolidate, LINK_RULES } from '../matcher/consolidate.js';
 import { buildIndex, DEFAULT_POLICY, openIndex, type ScreenOptions } from '../matcher/index.js';
 import { LABELLED_LINKS } from './consolidation-sample.js';
-import { LISTS, loadList } from './matcher-data.js';
+import { LISTS, loadList, readTable, subjectOf, YENTE_BENCH } from './matcher-data.js';
 
 export interface ConsolidationFigures {
   entities_before: number;
@@ -20,6 +20,9 @@ export interface ConsolidationFigures {
   /** labelled sample: links judged, of which correct; links of the sample not found by this build */
   sample: { judged: number; correct: number; missing: number };
   tanchon: { matches: number; sources: string[] };
+  /** the UN list's own names (yente's untreated positives) screened against all lists: alerts (matches at or above
+   * their threshold) per subject that hit, entry by entry and entity by entity */
+  alerts_per_hit: { subjects: number; hits: number; before: number; after: number };
   build_ms: number;
 }
 
@@ -53,6 +56,7 @@ export function consolidationFigures(entities: readonly Entity[]): {
   const options: ScreenOptions = { datasets: ['sanctions'], policy: DEFAULT_POLICY, limit: 10 };
   const r = screener.screen({ name: 'Tanchon Commercial Bank' }, options);
   const top = r.matches.filter((m) => m.score >= 0.99);
+  const alerts_per_hit = alertsPerHit(entities, result);
   return {
     figures: {
       entities_before: result.entities_before,
@@ -66,9 +70,39 @@ export function consolidationFigures(entities: readonly Entity[]): {
         matches: top.length,
         sources: (top[0]?.sources ?? []).map((s) => s.entity_id).sort(),
       },
+      alerts_per_hit,
       build_ms,
     },
     result,
+  };
+}
+
+/** Alerts a screen raises per subject that hit, without and with consolidation: the UN list's names (yente's
+ * untreated positives) against every list, the default policy, the sanctions dataset. */
+function alertsPerHit(
+  entities: readonly Entity[],
+  result: Consolidation,
+): ConsolidationFigures['alerts_per_hit'] {
+  const subjects = readTable(`${YENTE_BENCH}positives_un_untreated.csv`).map(subjectOf);
+  const options: ScreenOptions = { datasets: ['sanctions'], policy: DEFAULT_POLICY, limit: 50 };
+  const count = (clusterOf?: ReadonlyMap<string, string>) => {
+    const s = openIndex(buildIndex(entities, 'bench-alerts', clusterOf));
+    let hits = 0;
+    let alerts = 0;
+    for (const subject of subjects) {
+      const n = s.screen(subject, options).matches.filter((m) => m.score >= m.evidence.threshold).length;
+      if (n > 0) hits++;
+      alerts += n;
+    }
+    return { hits, alerts };
+  };
+  const before = count();
+  const after = count(result.clusterOf);
+  return {
+    subjects: subjects.length,
+    hits: after.hits,
+    before: before.hits ? before.alerts / before.hits : 0,
+    after: after.hits ? after.alerts / after.hits : 0,
   };
 }
 
@@ -84,6 +118,7 @@ export function consolidationLines(f: ConsolidationFigures): string[] {
       .join(', ')} |`,
     `| consolidated entities of ≥ 2 entries | ${f.consolidated_groups} | linking took ${f.build_ms} ms |`,
     `| link precision on the labelled sample | ${(100 * precision).toFixed(1)} % (${f.sample.correct}/${f.sample.judged}) | target ≥ 99 %; ${f.sample.missing} labelled links not found |`,
+    `| alerts per hit, UN names against all lists | ${f.alerts_per_hit.before.toFixed(2)} → ${f.alerts_per_hit.after.toFixed(2)} | ${f.alerts_per_hit.hits} of ${f.alerts_per_hit.subjects} subjects hit; entry by entry → entity by entity |`,
     `| Tanchon Commercial Bank on UN + UK + OFAC | ${f.tanchon.matches} match, ${f.tanchon.sources.length} sources | ${tanchonOk ? 'ok' : 'NOT MET'}: ${f.tanchon.sources.join(', ')} |`,
   ];
 }
