@@ -22,8 +22,6 @@ const DIRS = [
 
 /** Functions over the limit still to be split: this list may only shrink (take a function off once it is split). */
 const NOT_YET_SPLIT = [
-  'dashboard/src/views/admin-config.tsx AdminPolicy',
-  'dashboard/src/views/identity.tsx IdentitySection',
   'matcher/index-build.ts buildIndex',
   'bench/cost.ts measure',
   'bench/promotion.ts main',

@@ -297,6 +297,20 @@ describe.skipIf(!HAVE_CHROMIUM)('operator dashboard in Chromium', () => {
       await expect(page.locator('.state-error').count(), name).resolves.toBe(0);
       await shot(name);
     }
+    // the check policy is saved from its form (a threshold changed; the API has it)
+    const before = await call<Json>(t.url, 'GET', '/v1/check_policy', { token: tenant.secret_key });
+    const velocity = Number(before.body.device_velocity_threshold) + 1;
+    await page.getByRole('link', { name: 'Policy', exact: true }).click();
+    await page.getByLabel('Device velocity threshold').fill(String(velocity));
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByText('Saved: new flows use the new policy version').waitFor();
+    const after = await call<Json>(t.url, 'GET', '/v1/check_policy', { token: tenant.secret_key });
+    expect(after.body).toMatchObject({
+      device_velocity_threshold: velocity,
+      four_eyes_required: true,
+      default_datasets: before.body.default_datasets,
+    });
+    expect(after.body.policy_version).not.toBe(before.body.policy_version);
     // applicant detail: the search finds the screened customer
     await page.getByRole('link', { name: 'Applicants', exact: true }).click();
     await page.getByLabel('Search').fill('cust-0042');

@@ -59,6 +59,104 @@ function toForm(p: CheckPolicyOut): PolicyForm {
   };
 }
 
+/** The PUT body of the form (the AML match policy already parsed from its JSON). */
+function policyBody(f: PolicyForm, aml: unknown): CheckPolicyIn {
+  return {
+    default_datasets: f.default_datasets,
+    four_eyes_required: f.four_eyes_required,
+    fatf_black_handling: f.fatf_black_handling,
+    fatf_grey_handling: f.fatf_grey_handling,
+    vpn_policy: f.vpn_policy,
+    blocked_countries: f.blocked_countries
+      .split(/[\s,]+/)
+      .map((c) => c.trim().toUpperCase())
+      .filter(Boolean),
+    device_velocity_threshold: Number(f.device_velocity_threshold),
+    face_match_threshold: Number(f.face_match_threshold),
+    liveness_review_threshold: Number(f.liveness_review_threshold),
+    aml_match_policy: aml,
+  } as CheckPolicyIn;
+}
+
+/** The policy's handling settings: FATF lists, VPN traffic, thresholds, blocked countries. */
+function PolicySettings(props: {
+  f: PolicyForm;
+  set: <K extends keyof PolicyForm>(k: K, v: PolicyForm[K]) => void;
+  issueFor: (field: string) => string;
+}) {
+  const { f, set, issueFor } = props;
+  return (
+    <div class="form-grid">
+      <div class="field">
+        <label for="pol-black">FATF black list countries</label>
+        <select
+          id="pol-black"
+          value={f.fatf_black_handling}
+          onChange={(e) => set('fatf_black_handling', e.currentTarget.value)}
+        >
+          <option value="flag">flag</option>
+          <option value="block">block</option>
+        </select>
+      </div>
+      <div class="field">
+        <label for="pol-grey">FATF grey list countries</label>
+        <select
+          id="pol-grey"
+          value={f.fatf_grey_handling}
+          onChange={(e) => set('fatf_grey_handling', e.currentTarget.value)}
+        >
+          <option value="ignore">ignore</option>
+          <option value="flag">flag</option>
+        </select>
+      </div>
+      <div class="field">
+        <label for="pol-vpn">VPN / proxy traffic</label>
+        <select id="pol-vpn" value={f.vpn_policy} onChange={(e) => set('vpn_policy', e.currentTarget.value)}>
+          <option value="allow">allow</option>
+          <option value="review">review</option>
+          <option value="block">block</option>
+        </select>
+      </div>
+      <TextField
+        id="pol-velocity"
+        label="Device velocity threshold"
+        type="number"
+        min={1}
+        value={f.device_velocity_threshold}
+        onValue={(v) => set('device_velocity_threshold', v)}
+        issue={issueFor('device_velocity_threshold')}
+      />
+      {(
+        [
+          ['pol-face', 'Face match threshold (selfie)', 'face_match_threshold'],
+          ['pol-liveness', 'Liveness review threshold (advisory)', 'liveness_review_threshold'],
+        ] as const
+      ).map(([id, label, k]) => (
+        <TextField
+          key={id}
+          id={id}
+          label={label}
+          type="number"
+          min={0}
+          max={1}
+          step={0.01}
+          value={f[k]}
+          onValue={(v) => set(k, v)}
+          issue={issueFor(k)}
+        />
+      ))}
+      <TextField
+        id="pol-blocked"
+        label="Blocked countries (ISO codes)"
+        wide
+        value={f.blocked_countries}
+        onValue={(v) => set('blocked_countries', v)}
+        issue={issueFor('blocked_countries')}
+      />
+    </div>
+  );
+}
+
 export function AdminPolicy() {
   const policy = useAsync(getPolicy, []);
   const [form, setForm] = useState<PolicyForm | null>(null);
@@ -88,22 +186,7 @@ export function AdminPolicy() {
       setError(new Error(`AML match policy is not valid JSON: ${(err as Error).message}`));
       return;
     }
-    // the response-only fields go back too: the API says which ones it does not take
-    const body = {
-      default_datasets: f.default_datasets,
-      four_eyes_required: f.four_eyes_required,
-      fatf_black_handling: f.fatf_black_handling,
-      fatf_grey_handling: f.fatf_grey_handling,
-      vpn_policy: f.vpn_policy,
-      blocked_countries: f.blocked_countries
-        .split(/[\s,]+/)
-        .map((c) => c.trim().toUpperCase())
-        .filter(Boolean),
-      device_velocity_threshold: Number(f.device_velocity_threshold),
-      face_match_threshold: Number(f.face_match_threshold),
-      liveness_review_threshold: Number(f.liveness_review_threshold),
-      aml_match_policy: aml,
-    } as CheckPolicyIn;
+    const body = policyBody(f, aml);
     setBusy(true);
     try {
       policy.set(await putPolicy(body));
@@ -155,78 +238,7 @@ export function AdminPolicy() {
           />
           Four-eyes: alert dispositions need a second operator’s approval
         </label>
-        <div class="form-grid">
-          <div class="field">
-            <label for="pol-black">FATF black list countries</label>
-            <select
-              id="pol-black"
-              value={f.fatf_black_handling}
-              onChange={(e) => set('fatf_black_handling', e.currentTarget.value)}
-            >
-              <option value="flag">flag</option>
-              <option value="block">block</option>
-            </select>
-          </div>
-          <div class="field">
-            <label for="pol-grey">FATF grey list countries</label>
-            <select
-              id="pol-grey"
-              value={f.fatf_grey_handling}
-              onChange={(e) => set('fatf_grey_handling', e.currentTarget.value)}
-            >
-              <option value="ignore">ignore</option>
-              <option value="flag">flag</option>
-            </select>
-          </div>
-          <div class="field">
-            <label for="pol-vpn">VPN / proxy traffic</label>
-            <select
-              id="pol-vpn"
-              value={f.vpn_policy}
-              onChange={(e) => set('vpn_policy', e.currentTarget.value)}
-            >
-              <option value="allow">allow</option>
-              <option value="review">review</option>
-              <option value="block">block</option>
-            </select>
-          </div>
-          <TextField
-            id="pol-velocity"
-            label="Device velocity threshold"
-            type="number"
-            min={1}
-            value={f.device_velocity_threshold}
-            onValue={(v) => set('device_velocity_threshold', v)}
-            issue={issueFor('device_velocity_threshold')}
-          />
-          {(
-            [
-              ['pol-face', 'Face match threshold (selfie)', 'face_match_threshold'],
-              ['pol-liveness', 'Liveness review threshold (advisory)', 'liveness_review_threshold'],
-            ] as const
-          ).map(([id, label, k]) => (
-            <TextField
-              key={id}
-              id={id}
-              label={label}
-              type="number"
-              min={0}
-              max={1}
-              step={0.01}
-              value={f[k]}
-              onValue={(v) => set(k, v)}
-              issue={issueFor(k)}
-            />
-          ))}
-          <TextField
-            id="pol-blocked"
-            label="Blocked countries (ISO codes)"
-            wide
-            value={f.blocked_countries}
-            onValue={(v) => set('blocked_countries', v)}
-            issue={issueFor('blocked_countries')}
-          />
-        </div>
+        <PolicySettings f={f} set={set} issueFor={issueFor} />
         <label for="pol-aml">AML match policy (JSON)</label>
         <textarea
           id="pol-aml"

@@ -172,9 +172,6 @@ export function IdentitySection({ f }: { f: FlowOut }) {
   if (!docCheck && !selfieCheck && !identityDocs.length) return null;
   const mrz = docEv.reading?.mrz ?? null;
   const a = applicant.data;
-  const applicantName = a
-    ? [a.legal_name_first, a.legal_name_middle, a.legal_name_last].filter(Boolean).join(' ')
-    : '—';
   const docImage =
     docEv.image?.width && docEv.image.height
       ? { width: docEv.image.width, height: docEv.image.height }
@@ -206,66 +203,7 @@ export function IdentitySection({ f }: { f: FlowOut }) {
         </div>
         <div>
           <h3>Extracted fields beside the applicant's data</h3>
-          <table class="table extracted" aria-label="Extracted fields">
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Document (MRZ)</th>
-                <th scope="col">Applicant</th>
-                <th scope="col">Consistent</th>
-              </tr>
-            </thead>
-            <tbody>
-              <tr data-field="name">
-                <td>Name</td>
-                <td>{mrz ? `${mrz.given_names ?? ''} ${mrz.surname ?? ''}`.trim() : '—'}</td>
-                <td>{applicantName || '—'}</td>
-                <td>
-                  <Mark s={subOf(docCheck, 'name_matches_applicant')} />
-                </td>
-              </tr>
-              <tr data-field="dob">
-                <td>Date of birth</td>
-                <td>{mrz?.birth_date ?? '—'}</td>
-                <td>{a?.dob ?? '—'}</td>
-                <td>
-                  <Mark s={subOf(docCheck, 'dob_matches_applicant')} />
-                </td>
-              </tr>
-              <tr>
-                <td>Nationality</td>
-                <td>{mrz?.nationality ?? '—'}</td>
-                <td>{a?.nationality ?? '—'}</td>
-                <td>
-                  <span class="muted">—</span>
-                </td>
-              </tr>
-              <tr>
-                <td>Document</td>
-                <td>{mrz ? `${mrz.document_type} ${mrz.issuing_country} ${mrz.document_number}` : '—'}</td>
-                <td>—</td>
-                <td>
-                  <Mark s={subOf(docCheck, 'document_type_allowed')} />
-                </td>
-              </tr>
-              <tr data-field="expiry">
-                <td>Expiry</td>
-                <td>{mrz?.expiry_date ?? '—'}</td>
-                <td>—</td>
-                <td>
-                  <Mark s={subOf(docCheck, 'not_expired')} />
-                </td>
-              </tr>
-              <tr>
-                <td>Sex</td>
-                <td>{mrz?.sex ?? '—'}</td>
-                <td>—</td>
-                <td>
-                  <span class="muted">—</span>
-                </td>
-              </tr>
-            </tbody>
-          </table>
+          <ExtractedFields mrz={mrz} applicant={a} docCheck={docCheck} />
         </div>
       </div>
       {selfieCheck || selfieId ? (
@@ -323,6 +261,80 @@ export function IdentitySection({ f }: { f: FlowOut }) {
       {docCheck && <SubChecks c={docCheck} />}
       {selfieCheck && <SubChecks c={selfieCheck} />}
     </section>
+  );
+}
+
+/** What the document's MRZ says beside what the applicant gave, each pair marked by its sub-check. */
+function ExtractedFields(props: {
+  mrz: Record<string, string | null> | null;
+  applicant: ApplicantOut | undefined;
+  docCheck: CheckOut | undefined;
+}) {
+  const { mrz, applicant: a, docCheck } = props;
+  const applicantName = a
+    ? [a.legal_name_first, a.legal_name_middle, a.legal_name_last].filter(Boolean).join(' ')
+    : '—';
+  return (
+    <table class="table extracted" aria-label="Extracted fields">
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col">Document (MRZ)</th>
+          <th scope="col">Applicant</th>
+          <th scope="col">Consistent</th>
+        </tr>
+      </thead>
+      <tbody>
+        <tr data-field="name">
+          <td>Name</td>
+          <td>{mrz ? `${mrz.given_names ?? ''} ${mrz.surname ?? ''}`.trim() : '—'}</td>
+          <td>{applicantName || '—'}</td>
+          <td>
+            <Mark s={subOf(docCheck, 'name_matches_applicant')} />
+          </td>
+        </tr>
+        <tr data-field="dob">
+          <td>Date of birth</td>
+          <td>{mrz?.birth_date ?? '—'}</td>
+          <td>{a?.dob ?? '—'}</td>
+          <td>
+            <Mark s={subOf(docCheck, 'dob_matches_applicant')} />
+          </td>
+        </tr>
+        <tr>
+          <td>Nationality</td>
+          <td>{mrz?.nationality ?? '—'}</td>
+          <td>{a?.nationality ?? '—'}</td>
+          <td>
+            <span class="muted">—</span>
+          </td>
+        </tr>
+        <tr>
+          <td>Document</td>
+          <td>{mrz ? `${mrz.document_type} ${mrz.issuing_country} ${mrz.document_number}` : '—'}</td>
+          <td>—</td>
+          <td>
+            <Mark s={subOf(docCheck, 'document_type_allowed')} />
+          </td>
+        </tr>
+        <tr data-field="expiry">
+          <td>Expiry</td>
+          <td>{mrz?.expiry_date ?? '—'}</td>
+          <td>—</td>
+          <td>
+            <Mark s={subOf(docCheck, 'not_expired')} />
+          </td>
+        </tr>
+        <tr>
+          <td>Sex</td>
+          <td>{mrz?.sex ?? '—'}</td>
+          <td>—</td>
+          <td>
+            <span class="muted">—</span>
+          </td>
+        </tr>
+      </tbody>
+    </table>
   );
 }
 
