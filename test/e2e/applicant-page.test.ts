@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { journeyFlow, journeyTemplate, mintLink, TINY_PNG } from '../helpers/journey.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { call, createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { waitFor } from '../helpers/wait.js';
 import { axeViolations, HAVE_CHROMIUM, launchBrowser, PHONE } from './applicant-browser.js';
 import { ensureApplicantBuilt } from './dashboard-build.js';
 
@@ -128,4 +130,72 @@ describe.skipIf(!HAVE_CHROMIUM)('link-invalid pages in Chromium at 360 × 740', 
     await ar.page.screenshot({ path: join(SHOTS, 'applicant-link-expired-360-rtl.png') });
     await ar.ctx.close();
   });
+});
+
+describe.skipIf(!HAVE_CHROMIUM)('a chip still to read, in Chromium at 360 × 740', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("after submit, a flow that waits for its chip tells the applicant to read it with the tenant's app", async () => {
+    const tenant = await createTenant(t, { name: 'Acme', plan: 'contract' });
+    await journeyTemplate(t, tenant, 'chip', {
+      required_checks: ['document'],
+      allowed_document_types: ['passport'],
+      required_documents: [{ min: 1, side: 'single', types: ['passport'] }],
+      passport_nfc_behavior: 'required',
+    });
+    const flow = await journeyFlow(t, tenant, 'chip', { legal_name_first: 'Ann', legal_name_last: 'Lee' });
+    // the passport's image came through the tenant's API; the applicant consents and submits on the page
+    const key = { token: tenant.secret_key };
+    const doc = await call<{ id: string; upload: { url: string; headers: Record<string, string> } }>(
+      t.url,
+      'POST',
+      `/v1/flows/${flow.id}/documents`,
+      { ...key, body: { doc_type: 'passport', mime_type: 'image/png' } },
+    );
+    expect(doc.status, JSON.stringify(doc.body)).toBe(201);
+    const put = await fetch(doc.body.upload.url, {
+      method: 'PUT',
+      headers: doc.body.upload.headers,
+      body: TINY_PNG,
+    });
+    await put.arrayBuffer();
+    expect(put.status).toBe(200);
+    const done = await call(t.url, 'POST', `/v1/flows/${flow.id}/documents/${doc.body.id}/complete`, key);
+    expect(done.status).toBe(202);
+    const link = await mintLink(t, tenant, flow.id);
+
+    const ctx = await browser.newContext({ viewport: PHONE, locale: 'en-GB' });
+    const page = await ctx.newPage();
+    page.setDefaultTimeout(60_000);
+    await page.goto(link.url);
+    await page.locator('[data-step="consent"]').waitFor();
+    await page.locator('[data-action="accept"]').click();
+    await page.locator('[data-step="review"]').waitFor();
+    await page.locator('[data-action="submit"]').click();
+    await page.locator('[data-step="done"]').waitFor();
+    await page
+      .getByText("One more step: read your document's chip with Acme's app on a phone with NFC.")
+      .waitFor();
+    expect(await page.getByText('This usually takes less than a minute').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    // and that is what the flow waits for, once its passport is read
+    const f = await waitFor('the flow to wait for its chip', async () => {
+      const r = await call<{ status: string; missing_inputs: string[] }>(
+        t.url,
+        'GET',
+        `/v1/flows/${flow.id}`,
+        key,
+      );
+      return r.body.missing_inputs?.includes('document_chip') ? r.body : undefined;
+    });
+    expect(f).toMatchObject({ status: 'AWAITING_INPUT', missing_inputs: ['document_chip'] });
+    expect(await page.getByText("One more step: read your document's chip").count()).toBe(1);
+    await ctx.close();
+  }, 120_000);
 });

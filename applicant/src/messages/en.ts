@@ -134,6 +134,8 @@ export const en = {
 
   'done.title': 'Thank you',
   'done.processing': 'We are checking what you sent. This usually takes less than a minute.',
+  'done.chip':
+    "One more step: read your document's chip with {tenant}'s app on a phone with NFC. We check it as soon as it arrives.",
   'done.finished': 'Your verification is complete. {tenant} will let you know the outcome.',
   'done.continue': 'Continue',
 

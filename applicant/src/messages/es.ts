@@ -134,6 +134,8 @@ export const es: Catalogue = {
 
   'done.title': 'Gracias',
   'done.processing': 'Estamos comprobando lo que ha enviado. Suele tardar menos de un minuto.',
+  'done.chip':
+    'Falta un paso: lea el chip de su documento con la aplicación de {tenant} en un teléfono con NFC. Lo comprobaremos en cuanto llegue.',
   'done.finished': 'Su verificación ha terminado. {tenant} le comunicará el resultado.',
   'done.continue': 'Continuar',
 

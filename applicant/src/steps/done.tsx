@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import { api, type SessionView } from '../api';
+import { api, type DocumentStep, type SessionView } from '../api';
 import { notifyParent, redirectTarget } from '../embed';
 import { t } from '../i18n';
 import { Screen } from '../ui';
@@ -13,6 +13,9 @@ const REDIRECT_MS = 2500;
 export function Done(props: { view: SessionView; onView: (v: SessionView) => void }) {
   const { view } = props;
   const finished = view.status === 'done';
+  // a required chip is read by the tenant's app (the page cannot): until the flow is decided, say that this is what
+  // it waits for rather than "less than a minute"
+  const chip = view.steps.find((s): s is DocumentStep => s.name === 'document')?.nfc === 'required';
   const target = view.redirect_url ? redirectTarget(view.redirect_url, view.flow_id, 'submitted') : null;
   useEffect(() => notifyParent(view.flow_id, 'submitted'), [view.flow_id]);
   useEffect(() => {
@@ -28,7 +31,9 @@ export function Done(props: { view: SessionView; onView: (v: SessionView) => voi
   return (
     <Screen step="done" title={t('done.title')}>
       <p role="status" data-status={view.status}>
-        {finished ? t('done.finished', { tenant: view.tenant.display_name }) : t('done.processing')}
+        {finished
+          ? t('done.finished', { tenant: view.tenant.display_name })
+          : t(chip ? 'done.chip' : 'done.processing', { tenant: view.tenant.display_name })}
       </p>
       {target && (
         <div class="actions">
