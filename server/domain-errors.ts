@@ -43,6 +43,7 @@ export class StateConflict extends DomainError {
       | 'applicant_has_open_flows'
       | 'unsupported_operation'
       | 'document_state_conflict'
+      | 'flow_not_collecting'
     >,
     message?: string,
     details?: Details,
@@ -58,6 +59,7 @@ export class NotPermitted extends DomainError {
       ErrorCode,
       | 'forbidden'
       | 'origin_not_allowed'
+      | 'capture_mode_not_allowed'
       | 'insufficient_role'
       | 'admin_authority_required'
       | 'self_approval_forbidden'

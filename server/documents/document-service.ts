@@ -13,6 +13,7 @@ import { actorOf, writeAudit } from '../audit/audit.js';
 import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import { type Sql, transaction } from '../db/sql.js';
+import { NotFound, NotPermitted, StateConflict } from '../domain-errors.js';
 import { ApiError, invalid } from '../errors.js';
 import { challengeFrame, frameTaken } from '../liveness/challenge-frames.js';
 import type { Logger } from '../log.js';
@@ -117,9 +118,9 @@ export async function openFlow(sql: Sql, tenantId: string, flowId: string): Prom
     join applicants a on a.id = f.applicant_id and a.tenant_id = f.tenant_id
     left join flow_templates t on t.id = f.flow_template_id
     where f.id = ${flowId} and f.tenant_id = ${tenantId} and a.erased_at is null`;
-  if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
+  if (!flow) throw new NotFound('Flow');
   if (TERMINAL_FLOW.has(flow.status)) {
-    throw new ApiError('conflict', { message: `The flow is ${flow.status}: it accepts no more documents` });
+    throw new StateConflict('conflict', `The flow is ${flow.status}: it accepts no more documents`);
   }
   return flow;
 }
@@ -210,17 +211,17 @@ function captureOf(
     );
   }
   if (!['PENDING', 'AWAITING_INPUT'].includes(flow.status)) {
-    throw new ApiError('flow_not_collecting', { details: { status: flow.status } });
+    throw new StateConflict('flow_not_collecting', undefined, { status: flow.status });
   }
   if (said === undefined) {
     throw invalid(['body', 'capture'], 'say how the image was captured: camera or upload', 'missing');
   }
   if (said === 'upload' && flow.document_capture_mode === 'live_only') {
-    throw new ApiError('capture_mode_not_allowed', {
-      message:
-        'This verification takes documents from the live camera only (document_capture_mode live_only)',
-      details: { document_capture_mode: 'live_only' },
-    });
+    throw new NotPermitted(
+      'capture_mode_not_allowed',
+      'This verification takes documents from the live camera only (document_capture_mode live_only)',
+      { document_capture_mode: 'live_only' },
+    );
   }
   return said === 'camera' ? 'hosted_camera' : 'hosted_upload';
 }
@@ -294,7 +295,7 @@ async function documentOf(sql: Sql, tenantId: string, flowId: string, id: string
     from documents d
     join applicants a on a.id = d.applicant_id and a.tenant_id = d.tenant_id
     where d.id = ${id} and d.flow_id = ${flowId} and d.tenant_id = ${tenantId} and a.erased_at is null`;
-  if (!d) throw new ApiError('not_found', { message: 'Document not found' });
+  if (!d) throw new NotFound('Document');
   return d;
 }
 
@@ -307,7 +308,7 @@ export async function listFlowDocuments(deps: DocumentDeps, tenantId: string, fl
   const [flow] = await sql<{ id: string }[]>`
     select f.id from flows f join applicants a on a.id = f.applicant_id and a.tenant_id = f.tenant_id
     where f.id = ${flowId} and f.tenant_id = ${tenantId} and a.erased_at is null`;
-  if (!flow) throw new ApiError('not_found', { message: 'Flow not found' });
+  if (!flow) throw new NotFound('Flow');
   return { items: await flowDocuments(sql, tenantId, flowId), next_cursor: null };
 }
 
@@ -356,9 +357,8 @@ export async function completeDocument(
   });
   if (!moved) {
     const cur = await documentOf(deps.sql, tenantId, flowId, id);
-    throw new ApiError('document_state_conflict', {
-      message: `The document is already ${cur.upload_status}`,
-      details: { upload_status: cur.upload_status },
+    throw new StateConflict('document_state_conflict', `The document is already ${cur.upload_status}`, {
+      upload_status: cur.upload_status,
     });
   }
   await dropUpload(deps.store, deps.log, moved);
@@ -369,10 +369,11 @@ export async function completeDocument(
 export async function previewDocument(deps: DocumentDeps, tenantId: string, flowId: string, id: string) {
   const d = await documentOf(deps.sql, tenantId, flowId, id);
   if (d.upload_status !== 'verified') {
-    throw new ApiError('document_state_conflict', {
-      message: `Only verified documents can be previewed (this one is ${d.upload_status})`,
-      details: { upload_status: d.upload_status },
-    });
+    throw new StateConflict(
+      'document_state_conflict',
+      `Only verified documents can be previewed (this one is ${d.upload_status})`,
+      { upload_status: d.upload_status },
+    );
   }
   // the operator is shown the verified bytes or nothing: a mismatch rejects the document (409)
   await readDocumentObject(deps, d, 'preview');

@@ -1,7 +1,7 @@
 import type { CaptureQuality } from '../../identity/quality.js';
 import type { DocumentQualityOut } from '../../schemas/documents.js';
 import type { Sql } from '../db/sql.js';
-import { ApiError } from '../errors.js';
+import { NotFound, StateConflict } from '../domain-errors.js';
 import type { Logger } from '../log.js';
 import type { ObjectStore } from '../storage/s3.js';
 import { readDocumentObject, type StoredDocument } from './document-object.js';
@@ -72,9 +72,9 @@ export async function documentQuality(
            d.size_bytes
     from documents d join applicants a on a.id = d.applicant_id and a.tenant_id = d.tenant_id
     where d.id = ${documentId} and d.flow_id = ${flowId} and d.tenant_id = ${tenantId} and a.erased_at is null`;
-  if (!d) throw new ApiError('not_found', { message: 'Document not found' });
+  if (!d) throw new NotFound('Document');
   const conflict = (reason: string, message: string) =>
-    new ApiError('document_state_conflict', { message, details: { upload_status: d.upload_status, reason } });
+    new StateConflict('document_state_conflict', message, { upload_status: d.upload_status, reason });
   if (d.upload_status === 'rejected') throw conflict('rejected', 'The upload was rejected');
   const read = await readDocumentObject(deps, d, 'quality');
   if (read.kind === 'missing')
