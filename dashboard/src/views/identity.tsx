@@ -36,7 +36,7 @@ interface Evidence {
   face_match_score?: number | null;
   face_match_threshold?: number;
   portrait_source?: 'chip' | 'document';
-  /** the document's chip (document check, issue 28) */
+  /** the document's chip, as the document check recorded it */
   chip?: {
     document_id: string;
     verified: boolean;
