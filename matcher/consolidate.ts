@@ -487,6 +487,15 @@ export function clustersFrom(
 export function consolidate(entities: readonly Entity[]): Consolidation {
   // input order must not matter: entries by entity id
   const sorted = [...entities].sort((x, y) => (x.entity_id < y.entity_id ? -1 : 1));
+  // one source: nothing can be linked, and a large single list is built without the rules' cost
+  if (new Set(sorted.map((e) => e.source)).size < 2)
+    return {
+      links: [],
+      clusterOf: new Map(),
+      entities_before: sorted.length,
+      entities_after: sorted.length,
+      refused: 0,
+    };
   const byId = new Map(sorted.map((e) => [e.entity_id, e]));
   const all = new Map<string, EntityLink>();
   for (const r of LINK_RULES)
