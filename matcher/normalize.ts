@@ -512,6 +512,29 @@ export function joinSpelledForms(words: string[]): string[] {
   return out ?? words;
 }
 
+/** Legal forms that are written glued to the word before them at the end of a company name (SERVICESLIMITED,
+ * TACOLLC, COLTD), longest first. */
+const GLUED_TAIL_FORMS = ['limited', 'coltd', 'gmbh', 'llc', 'ltd', 'inc'];
+
+/** The last word split from a legal form glued to its end (`servicesltd` → `services ltd`, `colimited` → `co
+ * limited`) when at least three letters stay before it. */
+export function splitGluedTailForm(words: string[]): string[] {
+  const last = words[words.length - 1];
+  if (last === undefined) return words;
+  if (last === 'coltd' && words.length > 1) return [...words.slice(0, -1), 'co', 'ltd'];
+  for (const f of GLUED_TAIL_FORMS) {
+    if (last.length < f.length + 3 || !last.endsWith(f) || FORMS_BY_FIRST.has(last)) continue;
+    let head = last.slice(0, -f.length);
+    const tail = f === 'coltd' ? ['co', 'ltd'] : [f];
+    if (f === 'limited' && head.endsWith('co') && head.length >= 5) {
+      head = head.slice(0, -2);
+      tail.unshift('co');
+    }
+    return [...words.slice(0, -1), head, ...tail];
+  }
+  return words;
+}
+
 /** Common company words written abbreviated (intl, mfg, bros …) read as the full word (COMPANY_WORD_ABBREVIATIONS),
  * except a name's only word. */
 export function expandCompanyWords(words: string[]): string[] {
@@ -778,6 +801,7 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
   // legal forms: replace phrases by markers, then peel markers and connectives off both ends; a misspelt
   // form word (limietd, compnay) is read as the form when its phrase ends up peeled at an edge
   if (kind !== 'person') {
+    words = splitGluedTailForm(words);
     words = joinSpelledForms(words);
     words = expandCompanyWords(words);
   }

@@ -15,6 +15,7 @@ import {
   normalizeName,
   romanToNumber,
   skeleton,
+  splitGluedTailForm,
   wawAsVowel,
 } from '../../matcher/normalize.js';
 import { prepareName } from '../../matcher/prepared-name.js';
@@ -491,5 +492,25 @@ describe('a stricter bar across scripts (issue 30)', () => {
     expect(collapseAcronym(prepareName('TCL'), prepareName('عطاء عاقل المشاولة'))).toBeUndefined();
     expect(person('عطاء عاقل المشاولة', 'TCL')).toBeLessThan(T);
     expect(person('حسن نصر الله', 'Hassan Nasrallah')).toBeGreaterThanOrEqual(T);
+  });
+});
+
+describe('a legal form glued to the last word (issue 30)', () => {
+  it('splits a form written together with the word before it at the end of a company name', () => {
+    expect(splitGluedTailForm(['crown', 'bus', 'serviceslimited'])).toEqual([
+      'crown',
+      'bus',
+      'services',
+      'limited',
+    ]);
+    expect(splitGluedTailForm(['tacollc'])).toEqual(['taco', 'llc']);
+    expect(splitGluedTailForm(['mile', 'technology', 'coltd'])).toEqual(['mile', 'technology', 'co', 'ltd']);
+    expect(company('CROWN BUS SERVICESLIMITED', 'CROWN BUS SERVICES LIMITED')).toBe(1);
+    expect(company('B-FINANCELTD', 'B-FINANCE LTD')).toBe(1);
+    // too short a word before it, or a word that is itself a form, stays as written
+    expect(splitGluedTailForm(['acme', 'coinc'])).toEqual(['acme', 'coinc']);
+    expect(splitGluedTailForm(['acme', 'limited'])).toEqual(['acme', 'limited']);
+    // person names are never split
+    expect(normalizeName('Ana Bellltd', 'person').tokens).toHaveLength(2);
   });
 });
