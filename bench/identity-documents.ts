@@ -10,7 +10,8 @@
 // A by a baseline and B by this build as it ships, then the licence set by both; the report is B's with A's times
 // and the ratios B/A beside it. The baseline is the compiled reader under BENCH_BASELINE (the dist/ directory of an
 // earlier commit's build, e.g. `git archive <commit> | tar -x -C /tmp/base`, node_modules linked, `npx tsc -p
-// tsconfig.build.json`), else this build reading by the OCR search alone (locateFirst false).
+// tsconfig.build.json`; BENCH_BASELINE_NAME names it in the report), else this build reading by the OCR search
+// alone (locateFirst false).
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -365,7 +366,9 @@ const baselineDir = process.env.BENCH_BASELINE;
 const baseline: ReaderUnderTest = baselineDir
   ? { module: path.resolve(baselineDir, 'identity/document/index.js'), options: {} }
   : { module: THIS_READER, options: { locateFirst: false } };
-const baselineName = baselineDir ? `the build under ${baselineDir}` : 'this build, OCR search alone';
+const baselineName = baselineDir
+  ? (process.env.BENCH_BASELINE_NAME ?? `the build under ${baselineDir}`)
+  : 'this build, OCR search alone';
 log(`${all.length} images, ${ab ? `A/B in one order (A: ${baselineName})` : `${orders} shuffled order(s)`}`);
 const loadBefore = load1();
 const before = ab ? await runOrder(shuffled(all, 1), { reader: baseline }) : null;
@@ -429,8 +432,8 @@ for (const f of all) {
 say(`Accepted readings verified by eye: ${verified.length} (${verified.join(', ')}).`);
 say(`Accepted readings with a wrong field: ${wrong.length}${wrong.length ? ` — ${wrong.join('; ')}` : ''}.`);
 say(
-  orders === 1
-    ? 'Same output in both orders: not measured (BENCH_ORDERS=1).'
+  orders === 1 || ab
+    ? `Same output in both orders: not measured (${ab ? 'BENCH_AB=1' : 'BENCH_ORDERS=1'}).`
     : `Same output in both orders: ${orderDiffs.length === 0 ? 'yes' : `NO (${orderDiffs.join(', ')})`} (took_ms aside).`,
 );
 const times = (orders === 2 && !ab ? [...a.results, ...b.results] : a.results).map((r) => r.reading.took_ms);
