@@ -428,6 +428,39 @@ export class CostProbe {
     }
   }
 
+  /** WAL bytes per request of this database's records by table (an index under its table's name when
+   * WAL_BY_INDEX), commit records apart, with the total and the total without full-page images. */
+  private async walPerTable(walRels: Map<string, number>, n: number): Promise<Record<string, number>> {
+    const names = new Map(
+      (
+        await this.sql<{ node: string; name: string }[]>`
+          select c.relfilenode::text as node,
+            case when ${WAL_BY_INDEX} and t.relname is not null then t.relname || ' index ' || c.relname
+              else coalesce(t.relname, c.relname) end as name
+          from pg_class c left join pg_index x on x.indexrelid = c.oid left join pg_class t on t.oid = x.indrelid
+          where c.relfilenode <> 0`
+      ).map((r) => [r.node, r.name]),
+    );
+    const byTable = new Map<string, number>();
+    const bare = walRels.get('without full-page images') ?? 0;
+    walRels.delete('without full-page images');
+    for (const [node, bytes] of walRels) {
+      const name = node === 'commit' ? 'commit records' : (names.get(node) ?? 'other');
+      byTable.set(name, (byTable.get(name) ?? 0) + bytes);
+    }
+    // full-page images follow checkpoints (the first change of a page after one logs the whole page): the total
+    // without them is the steady part
+    const walDb: Record<string, number> = {
+      total: Math.round([...byTable.values()].reduce((a, b) => a + b, 0) / n),
+      'total without full-page images': Math.round(bare / n),
+    };
+    for (const [k, v] of [...byTable].sort((a, b) => b[1] - a[1])) {
+      const per = Math.round(v / n);
+      if (per) walDb[k] = per;
+    }
+    return walDb;
+  }
+
   private async measure<T>(
     name: string,
     run: () => Promise<T>,
@@ -464,36 +497,7 @@ export class CostProbe {
             end: after.walLsn,
           })
         : undefined;
-    let walDb: Record<string, number> | undefined;
-    if (walRels) {
-      const names = new Map(
-        (
-          await this.sql<{ node: string; name: string }[]>`
-            select c.relfilenode::text as node,
-              case when ${WAL_BY_INDEX} and t.relname is not null then t.relname || ' index ' || c.relname
-                else coalesce(t.relname, c.relname) end as name
-            from pg_class c left join pg_index x on x.indexrelid = c.oid left join pg_class t on t.oid = x.indrelid
-            where c.relfilenode <> 0`
-        ).map((r) => [r.node, r.name]),
-      );
-      const byTable = new Map<string, number>();
-      const bare = walRels.get('without full-page images') ?? 0;
-      walRels.delete('without full-page images');
-      for (const [node, bytes] of walRels) {
-        const name = node === 'commit' ? 'commit records' : (names.get(node) ?? 'other');
-        byTable.set(name, (byTable.get(name) ?? 0) + bytes);
-      }
-      // full-page images follow checkpoints (the first change of a page after one logs the whole page): the total
-      // without them is the steady part
-      walDb = {
-        total: Math.round([...byTable.values()].reduce((a, b) => a + b, 0) / n),
-        'total without full-page images': Math.round(bare / n),
-      };
-      for (const [k, v] of [...byTable].sort((a, b) => b[1] - a[1])) {
-        const per = Math.round(v / n);
-        if (per) walDb[k] = per;
-      }
-    }
+    const walDb = walRels ? await this.walPerTable(walRels, n) : undefined;
     const ms = (s: number) => Math.round((s / n) * 1000 * 1000) / 1000;
     const cpu: Record<string, number> = {};
     this.procs.forEach((p, i) => {

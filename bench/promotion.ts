@@ -51,6 +51,89 @@ function pct(values: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
 }
 
+/** Waits until the dataset version's build is ready (throws when it failed). */
+async function built(api: string, admin: Record<string, string>, id: string): Promise<void> {
+  for (;;) {
+    const s = await json<{ status: string; error: string | null }>(`${api}/admin/dataset_versions/${id}`, {
+      headers: admin,
+    });
+    if (s.status === 'ready') return;
+    if (s.status === 'failed') throw new Error(`build failed: ${s.error}`);
+    await sleep(200);
+  }
+}
+
+/** Prints the run's figures and records them in bench/results/. */
+function report(r: {
+  steady: LoadResult[];
+  during: LoadResult[];
+  cold_ms: number;
+  propagation_ms: number[];
+  rssAfterFirst: number[];
+  rssAfterAll: number[];
+  /** checks with a missing or mixed dataset version (a count as Postgres returns it) */
+  badChecks: string | undefined;
+  byVersion: { v: string; n: string }[];
+  loadBefore: ReturnType<typeof load1>;
+}): void {
+  const {
+    steady,
+    during,
+    cold_ms,
+    propagation_ms,
+    rssAfterFirst,
+    rssAfterAll,
+    badChecks,
+    byVersion,
+    loadBefore,
+  } = r;
+  const sum = (rs: LoadResult[], k: 'requests' | 'non2xx' | 'errors') => rs.reduce((s, r) => s + r[k], 0);
+  const p99 = (rs: LoadResult[]) => Math.max(...rs.map((r) => r.p99_ms));
+  process.stdout.write(`\n${new Date().toISOString()} — ${machine()}\n`);
+  process.stdout.write(`${table([...steady, ...during])}\n\n`);
+  process.stdout.write(
+    [
+      `promotions: ${SWAPS}; requests during swaps: ${sum(during, 'requests')}, non-2xx: ${sum(during, 'non2xx')}, errors: ${sum(during, 'errors')}`,
+      `steady: requests ${sum(steady, 'requests')}, non-2xx ${sum(steady, 'non2xx')}`,
+      `p99 steady ${p99(steady)} ms, p99 during swaps ${p99(during)} ms, ratio ${(p99(during) / p99(steady)).toFixed(2)}`,
+      `cold load (artifact download + deserialise + threads), promote returned → both API processes: ${cold_ms.toFixed(0)} ms`,
+      `promote returned → every API process on the new version: p50 ${pct(propagation_ms, 50).toFixed(0)} ms, max ${Math.max(...propagation_ms).toFixed(0)} ms`,
+      `RSS after first swap ${rssAfterFirst.map((r) => (r / 2 ** 20).toFixed(0)).join(' / ')} MiB, after ${SWAPS} swaps ${rssAfterAll
+        .map((r) => (r / 2 ** 20).toFixed(0))
+        .join(
+          ' / ',
+        )} MiB (ratio ${rssAfterAll.map((r, i) => (r / (rssAfterFirst[i] ?? r)).toFixed(2)).join(' / ')})`,
+      `checks with a missing or mixed dataset version: ${badChecks}; checks by version: ${byVersion.map((r) => `${r.v.slice(0, 8)}… ${r.n}`).join(', ')}`,
+    ].join('\n') + '\n',
+  );
+  recordResult(
+    'promotion',
+    {
+      non_2xx: {
+        label: `non-2xx answers during ${SWAPS} promotions (of ${sum(during, 'requests').toLocaleString('en')} requests)`,
+        unit: '',
+        value: sum(during, 'non2xx') + sum(during, 'errors'),
+      },
+      p99_ratio: {
+        label: 'p99 during swaps ÷ steady p99',
+        unit: '',
+        value: Number((p99(during) / p99(steady)).toFixed(2)),
+      },
+      mixed_version_checks: {
+        label: 'checks with a missing or mixed dataset version',
+        unit: '',
+        value: Number(badChecks),
+      },
+      propagation_max_ms: {
+        label: 'promote returned → every API process on the new version, max',
+        unit: 'ms',
+        value: Math.round(Math.max(...propagation_ms)),
+      },
+    },
+    { loadBefore },
+  );
+}
+
 async function main() {
   requireSharedData();
   const id = randomBytes(4).toString('hex');
@@ -92,17 +175,7 @@ async function main() {
       });
     const v2021 = await create('OFAC SDN 2021-07', 'ofac_sdn_2021');
     const v2024 = await create('OFAC SDN 2024-07', 'ofac_sdn');
-    for (const v of [v2021, v2024]) {
-      for (;;) {
-        const s = await json<{ status: string; error: string | null }>(
-          `${a}/admin/dataset_versions/${v.id}`,
-          { headers: admin },
-        );
-        if (s.status === 'ready') break;
-        if (s.status === 'failed') throw new Error(`build failed: ${s.error}`);
-        await sleep(200);
-      }
-    }
+    for (const v of [v2021, v2024]) await built(a, admin, v.id);
     const promote = async (vid: string): Promise<number> => {
       const t0 = performance.now();
       await json(`${a}/admin/dataset_versions/${vid}/promote`, { method: 'POST', headers: admin });
@@ -175,52 +248,17 @@ async function main() {
       select dataset_versions[1] as v, count(*) as n from checks group by 1`;
     await sql.end();
 
-    const during = duringRuns.flat();
-    const sum = (rs: LoadResult[], k: 'requests' | 'non2xx' | 'errors') => rs.reduce((s, r) => s + r[k], 0);
-    const p99 = (rs: LoadResult[]) => Math.max(...rs.map((r) => r.p99_ms));
-    process.stdout.write(`\n${new Date().toISOString()} — ${machine()}\n`);
-    process.stdout.write(`${table([...steady, ...during])}\n\n`);
-    process.stdout.write(
-      [
-        `promotions: ${SWAPS}; requests during swaps: ${sum(during, 'requests')}, non-2xx: ${sum(during, 'non2xx')}, errors: ${sum(during, 'errors')}`,
-        `steady: requests ${sum(steady, 'requests')}, non-2xx ${sum(steady, 'non2xx')}`,
-        `p99 steady ${p99(steady)} ms, p99 during swaps ${p99(during)} ms, ratio ${(p99(during) / p99(steady)).toFixed(2)}`,
-        `cold load (artifact download + deserialise + threads), promote returned → both API processes: ${cold_ms.toFixed(0)} ms`,
-        `promote returned → every API process on the new version: p50 ${pct(propagation_ms, 50).toFixed(0)} ms, max ${Math.max(...propagation_ms).toFixed(0)} ms`,
-        `RSS after first swap ${rssAfterFirst.map((r) => (r / 2 ** 20).toFixed(0)).join(' / ')} MiB, after ${SWAPS} swaps ${rssAfterAll
-          .map((r) => (r / 2 ** 20).toFixed(0))
-          .join(
-            ' / ',
-          )} MiB (ratio ${rssAfterAll.map((r, i) => (r / (rssAfterFirst[i] ?? r)).toFixed(2)).join(' / ')})`,
-        `checks with a missing or mixed dataset version: ${bad?.n}; checks by version: ${byVersion.map((r) => `${r.v.slice(0, 8)}… ${r.n}`).join(', ')}`,
-      ].join('\n') + '\n',
-    );
-    recordResult(
-      'promotion',
-      {
-        non_2xx: {
-          label: `non-2xx answers during ${SWAPS} promotions (of ${sum(during, 'requests').toLocaleString('en')} requests)`,
-          unit: '',
-          value: sum(during, 'non2xx') + sum(during, 'errors'),
-        },
-        p99_ratio: {
-          label: 'p99 during swaps ÷ steady p99',
-          unit: '',
-          value: Number((p99(during) / p99(steady)).toFixed(2)),
-        },
-        mixed_version_checks: {
-          label: 'checks with a missing or mixed dataset version',
-          unit: '',
-          value: Number(bad?.n),
-        },
-        propagation_max_ms: {
-          label: 'promote returned → every API process on the new version, max',
-          unit: 'ms',
-          value: Math.round(Math.max(...propagation_ms)),
-        },
-      },
-      { loadBefore },
-    );
+    report({
+      steady,
+      during: duringRuns.flat(),
+      cold_ms,
+      propagation_ms,
+      rssAfterFirst,
+      rssAfterAll,
+      badChecks: bad?.n,
+      byVersion,
+      loadBefore,
+    });
   } finally {
     for (const p of procs.reverse()) await p.stop().catch(() => {});
     await s3.close().catch(() => {});

@@ -21,11 +21,7 @@ const DIRS = [
 ];
 
 /** Functions over the limit still to be split: this list may only shrink (take a function off once it is split). */
-const NOT_YET_SPLIT = [
-  'matcher/index-build.ts buildIndex',
-  'bench/cost.ts measure',
-  'bench/promotion.ts main',
-];
+const NOT_YET_SPLIT = ['matcher/index-build.ts buildIndex'];
 
 function sourceFiles(): string[] {
   return DIRS.flatMap((d) =>
