@@ -832,7 +832,6 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
       i += n - 1;
     } else items.push({ tok: asWritten[i]! });
   }
-  const personish = kind === 'person' || kind === 'any';
   const legalForms: string[] = [];
   const isEdgeForm = (it: Item, atEnd: boolean, remaining: number): boolean => {
     if (it.form === undefined) return false;
@@ -866,7 +865,9 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
     if (it.orig !== undefined) toks.push(...it.orig);
     else toks.push(it.form ?? it.tok);
   }
-  if (personish) {
+  // titles are dropped from a person's name, and from an untyped one unless a legal form says it is a company's
+  // (KOREA RYONBONG GENERAL CORPORATION: GENERAL is part of the name there)
+  if (kind === 'person' || (kind === 'any' && legalForms.length === 0)) {
     // an abjad name's romanised consonants spell short honorifics by chance (سارا → sr, Senior): only longer ones are
     // dropped from it
     const kept = toks.filter((t) => !HONORIFIC_SET.has(t) || (abjad && t.length <= 3));

@@ -20,7 +20,7 @@ import {
 } from '../../matcher/normalize.js';
 import { prepareName } from '../../matcher/prepared-name.js';
 import { typingSlip } from '../../matcher/token-similarity.js';
-import { personEntity } from '../helpers/entities.js';
+import { listedEntity, personEntity } from '../helpers/entities.js';
 
 const person = (a: string, b: string): number => compare('Person', a, b).score;
 const company = (a: string, b: string): number => compare('Company', a, b).score;
@@ -46,6 +46,19 @@ describe('normalisation rules (phase 2)', () => {
     expect(normalizeName('Siemens Aktiengeselschaft', 'org').legalForms).toEqual(['ag']);
     // short words are never "fixed"
     expect(fixTailForm(['acme', 'lld'])).toEqual(['acme', 'lld']);
+  });
+
+  it('keeps a title word in an untyped name that has a legal form: it is a company name there', () => {
+    expect(normalizeName('Korea Ryonbong General Corporation').tokens).toContain('general');
+    expect(normalizeName('General Ahmed Shah').tokens).not.toContain('general');
+    expect(normalizeName('General Ahmed Shah', 'person').tokens).not.toContain('general');
+    const bank = listedEntity('690751', 'Organization', ['KOREA RYONBONG GENERAL CORPORATION'], {
+      source: 'un_sc',
+    });
+    const idx = openIndex(buildIndex([bank], 't'));
+    const options = { datasets: ['sanctions' as const], policy: DEFAULT_POLICY, limit: 3 };
+    const [m] = idx.screen({ name: 'Korea Ryonbong General Corporation' }, options).matches;
+    expect(m?.score).toBe(1);
   });
 
   it('reads Roman numerals after the first word as numbers, but not Xi', () => {
