@@ -71,6 +71,17 @@ export class NotPermitted extends DomainError {
   }
 }
 
+/** What the request carries is not what it claims to be (a trust-store file, chip data). `code` says which. */
+export class InvalidContent extends DomainError {
+  constructor(
+    readonly code: Extract<ErrorCode, 'trust_store_file_invalid'>,
+    message?: string,
+    details?: Details,
+  ) {
+    super(message, details);
+  }
+}
+
 /** What the request needs the applicant's consent to (biometric processing), and the applicant has not given it. */
 export class ConsentRequired extends DomainError {
   readonly code = 'biometric_consent_required';

@@ -5,6 +5,7 @@ import type { AnchorsByCountry } from '../../identity/chip/index.js';
 import type { TrustEntryDraft, TrustResult, TrustTask } from '../../identity/chip/trust-worker.js';
 import type { TrustStoreEntry } from '../../schemas/chips.js';
 import { json, type Sql, transaction } from '../db/sql.js';
+import { InvalidContent } from '../domain-errors.js';
 import { ApiError } from '../errors.js';
 import type { TrustPool } from './trust-pool.js';
 
@@ -164,8 +165,7 @@ async function applyChange(
 
 async function read(deps: TrustStoreDeps, task: TrustTask): Promise<Extract<TrustResult, { ok: true }>> {
   const r = await deps.pool.run(task);
-  if (!r.ok)
-    throw new ApiError('trust_store_file_invalid', { message: r.message, details: { reason: r.code } });
+  if (!r.ok) throw new InvalidContent('trust_store_file_invalid', r.message, { reason: r.code });
   return r;
 }
 
