@@ -717,10 +717,10 @@ section('Entity consolidation across lists');
   put('consolidation_entities_after', 'entities after consolidation', 'entities', c.entities_after);
   put('consolidation_links', 'links between entries of different lists', 'links', c.links);
   put(
-    'consolidation_precision',
-    'link precision on the hand-labelled sample',
-    'fraction',
-    c.sample.judged ? c.sample.correct / c.sample.judged : 0,
+    'consolidation_precision_pct',
+    `link precision on the hand-labelled sample (${c.sample.correct} of ${c.sample.judged} links)`,
+    '%',
+    c.sample.judged ? (100 * c.sample.correct) / c.sample.judged : 0,
   );
 }
 

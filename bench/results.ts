@@ -58,7 +58,7 @@ export interface BenchResult {
 }
 
 /**
- * The targets each bench's figures answer to (from the issues that set them: #3, #6, #11, #14, #15, #33). A bench with
+ * The targets each bench's figures answer to (from the issues that set them: #3, #6, #11, #14, #15, #29, #30, #33). A bench with
  * no entry reports figures only. Change a target here, with the issue that moved it.
  */
 export const TARGETS: Record<string, Target[]> = {
@@ -72,14 +72,16 @@ export const TARGETS: Record<string, Target[]> = {
     { figure: 'matcher_utilisation_pct', op: '>=', value: 70 },
   ],
   matcher: [
-    { figure: 'f1_cases', op: '>=', value: 0.93 },
+    // issue #30 raised F1, the perturbed recall and the false-positive bar, and set the links' precision
+    { figure: 'f1_cases', op: '>=', value: 0.94 },
     { figure: 'cross_script', op: '>=', value: 22 },
     { figure: 'un_untreated_recall_pct', op: '>=', value: 99 },
     { figure: 'un_treated_recall_pct', op: '>=', value: 99 },
     { figure: 'congress_recall_pct', op: '>=', value: 98 },
     { figure: 'putin_spellings', op: '>=', value: 79 },
-    { figure: 'negatives_fp_pct', op: '<=', value: 1 },
-    { figure: 'perturbed_recall_pct', op: '>=', value: 98 },
+    { figure: 'negatives_fp_pct', op: '<=', value: 0.5 },
+    { figure: 'perturbed_recall_pct', op: '>=', value: 98.5 },
+    { figure: 'consolidation_precision_pct', op: '>=', value: 99 },
     { figure: 'negatives_p50_ms', op: '<=', value: 0.25 },
     { figure: 'negatives_p99_ms', op: '<=', value: 1 },
     { figure: 'brute_force_ratio', op: '>=', value: 1000 },
