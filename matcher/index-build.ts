@@ -72,145 +72,152 @@ function typedSab(n: number, bytesPer: number): SharedArrayBuffer {
   return new SharedArrayBuffer(Math.max(bytesPer, n * bytesPer));
 }
 
-/** `clusterOf`: entity id → consolidated entity id for the entries linked to others (matcher/consolidate.ts); a
- * screen then returns one match per consolidated entity. */
-export function buildIndex(
-  entities: Iterable<Entity>,
-  version: string,
-  clusterOf?: ReadonlyMap<string, string>,
-): IndexData {
-  const t0 = performance.now();
-  const list = Array.isArray(entities) ? (entities as Entity[]) : [...entities];
-  const clusters = clusterNumbers(list, clusterOf);
-  buildFoldCache(true);
-  const sources: string[] = [];
-  const sourceIdx = new Map<string, number>();
-  const bySchema: Record<string, number> = {};
-  const byDataset: Record<string, number> = {};
-
-  const entSchema: number[] = [];
-  const entDatasets: number[] = [];
-  const entSource: number[] = [];
-  const meta = new ByteTable();
-  const nameEntity: number[] = [];
-  const nameKind: number[] = [];
-  const nameFlags: number[] = [];
-  const norm = new ByteTable();
-  const orig = new ByteTable();
-  // key → key id, and (key id, name id) pairs in name order (build-time only): flat typed arrays rather than
-  // millions of small JS arrays keep a 1M-entity build fast and its heap small
-  const keyIds = new Map<string, number>();
-  const keyList: string[] = [];
-  let pairKey = new Uint32Array(1 << 16);
-  let pairName = new Uint32Array(1 << 16);
-  let nPairs = 0;
+/** Posting pairs (key id, name id) in name order, and the keys in first-seen order (build-time only): flat typed
+ * arrays rather than millions of small JS arrays keep a 1M-entity build fast and its heap small. */
+class Postings {
+  readonly keyIds = new Map<string, number>();
+  readonly keyList: string[] = [];
+  pairKey = new Uint32Array(1 << 16);
+  pairName = new Uint32Array(1 << 16);
+  nPairs = 0;
   // the name id a key was last posted for: a name's duplicate keys are dropped without a per-name Set
-  let lastPosted = new Int32Array(1 << 16);
-  const addPosting = (k: string, nameId: number): void => {
-    let id = keyIds.get(k);
-    if (id === undefined) {
-      id = keyList.length;
-      keyIds.set(k, id);
-      keyList.push(k);
-      if (id === lastPosted.length) {
-        const nl = new Int32Array(id * 2);
-        nl.set(lastPosted);
-        lastPosted = nl;
-      }
-      lastPosted[id] = -1;
-    }
-    if (lastPosted[id] === nameId) return;
-    lastPosted[id] = nameId;
-    if (nPairs === pairKey.length) {
-      const nk = new Uint32Array(nPairs * 2);
-      nk.set(pairKey);
-      pairKey = nk;
-      const nn = new Uint32Array(nPairs * 2);
-      nn.set(pairName);
-      pairName = nn;
-    }
-    pairKey[nPairs] = id;
-    pairName[nPairs++] = nameId;
-  };
-  const identSeen = new Set<string>();
+  private lastPosted = new Int32Array(1 << 16);
 
-  let eid = 0;
-  for (const e of list) {
-    const kind = schemaNameKind(e.schema);
-    let src = sourceIdx.get(e.source);
-    if (src === undefined) {
-      src = sources.length;
-      sources.push(e.source);
-      sourceIdx.set(e.source, src);
+  add(k: string, nameId: number): void {
+    let id = this.keyIds.get(k);
+    if (id === undefined) {
+      id = this.keyList.length;
+      this.keyIds.set(k, id);
+      this.keyList.push(k);
+      if (id === this.lastPosted.length) {
+        const nl = new Int32Array(id * 2);
+        nl.set(this.lastPosted);
+        this.lastPosted = nl;
+      }
+      this.lastPosted[id] = -1;
     }
+    if (this.lastPosted[id] === nameId) return;
+    this.lastPosted[id] = nameId;
+    if (this.nPairs === this.pairKey.length) {
+      const nk = new Uint32Array(this.nPairs * 2);
+      nk.set(this.pairKey);
+      this.pairKey = nk;
+      const nn = new Uint32Array(this.nPairs * 2);
+      nn.set(this.pairName);
+      this.pairName = nn;
+    }
+    this.pairKey[this.nPairs] = id;
+    this.pairName[this.nPairs++] = nameId;
+  }
+}
+
+/** The per-entity and per-name columns of the index, filled entity by entity. */
+class Columns {
+  readonly sources: string[] = [];
+  private readonly sourceIdx = new Map<string, number>();
+  readonly bySchema: Record<string, number> = {};
+  readonly byDataset: Record<string, number> = {};
+  readonly entSchema: number[] = [];
+  readonly entDatasets: number[] = [];
+  readonly entSource: number[] = [];
+  readonly meta = new ByteTable();
+  readonly nameEntity: number[] = [];
+  readonly nameKind: number[] = [];
+  readonly nameFlags: number[] = [];
+  readonly norm = new ByteTable();
+  readonly orig = new ByteTable();
+
+  sourceNumber(source: string): number {
+    let src = this.sourceIdx.get(source);
+    if (src === undefined) {
+      src = this.sources.length;
+      this.sources.push(source);
+      this.sourceIdx.set(source, src);
+    }
+    return src;
+  }
+
+  datasetMask(e: Entity): number {
     let mask = 0;
     for (const d of e.datasets) {
       const i = AML_DATASETS.indexOf(d);
       if (i >= 0) mask |= 1 << i;
-      byDataset[d] = (byDataset[d] ?? 0) + 1;
+      this.byDataset[d] = (this.byDataset[d] ?? 0) + 1;
     }
-    bySchema[e.schema] = (bySchema[e.schema] ?? 0) + 1;
-    const primary = e.names.find((n) => n.kind === 'primary')?.value ?? e.names[0]?.value ?? '';
-    const m: EntityMeta = {
-      entity_id: e.entity_id,
-      source: e.source,
-      source_id: e.source_id,
-      schema: e.schema,
-      name: primary,
-      datasets: e.datasets,
-      programs: e.programs,
-      birth_dates: e.birth_dates,
-      nationalities: e.nationalities,
-      countries: e.countries,
-      identifiers: e.identifiers.map((i) => ({ type: i.type, value: i.value })),
-    };
-    const cid = clusterOf?.get(e.entity_id);
-    const members = cid === undefined ? undefined : clusters.get(cid);
-    if (cid !== undefined && members !== undefined && members.length > 1) {
-      m.consolidated_id = cid;
-      m.cluster = members;
-    }
-    meta.add(JSON.stringify(m));
-    entSchema.push(Math.max(0, ENTITY_SCHEMAS.indexOf(e.schema)));
-    entDatasets.push(mask);
-    entSource.push(src);
-
-    let firstName = -1;
-    const seen = new Set<string>();
-    for (const n of e.names) {
-      const value = n.value.trim();
-      if (!value) continue;
-      const nn = normalizeName(value, kind);
-      if (nn.tokens.length === 0) continue;
-      const normText = nn.tokens.join(' ') + '|' + nn.legalForms.join(' ') + '|' + (nn.cjk ?? '');
-      const kindIdx = NAME_KINDS.indexOf(n.kind);
-      // the same normalised name twice (e.g. alias differing only in case) adds nothing
-      const dedupKey = normText + '#' + (kindIdx === 2 ? 'w' : '');
-      if (seen.has(dedupKey)) continue;
-      seen.add(dedupKey);
-      const nameId = nameEntity.length;
-      if (firstName < 0) firstName = nameId;
-      nameEntity.push(eid);
-      nameKind.push(Math.max(0, kindIdx));
-      nameFlags.push(nn.abjad ? FLAG_ABJAD : 0);
-      norm.add(normText);
-      orig.add(value);
-      nameKeys(nn, { add: (k: string) => addPosting(k, nameId) }, true);
-    }
-    if (firstName >= 0) {
-      identSeen.clear();
-      for (const id of e.identifiers) {
-        const v = normIdentifier(id.value);
-        if (v.length < 4 || identSeen.has(v)) continue;
-        identSeen.add(v);
-        addPosting(KEY_IDENT + v, firstName);
-      }
-    }
-    eid++;
+    this.bySchema[e.schema] = (this.bySchema[e.schema] ?? 0) + 1;
+    return mask;
   }
+}
 
-  // keys in first-seen order: deterministic for a given input order
-  const keys = keyList;
+/** What a scored candidate decodes of its entity, with its consolidated entity when it is linked to others. */
+function entityMeta(
+  e: Entity,
+  clusterOf: ReadonlyMap<string, string> | undefined,
+  clusters: ReadonlyMap<string, number[]>,
+): EntityMeta {
+  const primary = e.names.find((n) => n.kind === 'primary')?.value ?? e.names[0]?.value ?? '';
+  const m: EntityMeta = {
+    entity_id: e.entity_id,
+    source: e.source,
+    source_id: e.source_id,
+    schema: e.schema,
+    name: primary,
+    datasets: e.datasets,
+    programs: e.programs,
+    birth_dates: e.birth_dates,
+    nationalities: e.nationalities,
+    countries: e.countries,
+    identifiers: e.identifiers.map((i) => ({ type: i.type, value: i.value })),
+  };
+  const cid = clusterOf?.get(e.entity_id);
+  const members = cid === undefined ? undefined : clusters.get(cid);
+  if (cid !== undefined && members !== undefined && members.length > 1) {
+    m.consolidated_id = cid;
+    m.cluster = members;
+  }
+  return m;
+}
+
+/** Adds entity `eid`'s names (each normalised once; the same normalised name twice adds nothing) and their keys;
+ * the entity's identifiers are posted under its first name. */
+function addNames(e: Entity, eid: number, cols: Columns, postings: Postings, identSeen: Set<string>): void {
+  const kind = schemaNameKind(e.schema);
+  let firstName = -1;
+  const seen = new Set<string>();
+  for (const n of e.names) {
+    const value = n.value.trim();
+    if (!value) continue;
+    const nn = normalizeName(value, kind);
+    if (nn.tokens.length === 0) continue;
+    const normText = nn.tokens.join(' ') + '|' + nn.legalForms.join(' ') + '|' + (nn.cjk ?? '');
+    const kindIdx = NAME_KINDS.indexOf(n.kind);
+    // the same normalised name twice (e.g. alias differing only in case) adds nothing
+    const dedupKey = normText + '#' + (kindIdx === 2 ? 'w' : '');
+    if (seen.has(dedupKey)) continue;
+    seen.add(dedupKey);
+    const nameId = cols.nameEntity.length;
+    if (firstName < 0) firstName = nameId;
+    cols.nameEntity.push(eid);
+    cols.nameKind.push(Math.max(0, kindIdx));
+    cols.nameFlags.push(nn.abjad ? FLAG_ABJAD : 0);
+    cols.norm.add(normText);
+    cols.orig.add(value);
+    nameKeys(nn, { add: (k: string) => postings.add(k, nameId) }, true);
+  }
+  if (firstName < 0) return;
+  identSeen.clear();
+  for (const id of e.identifiers) {
+    const v = normIdentifier(id.value);
+    if (v.length < 4 || identSeen.has(v)) continue;
+    identSeen.add(v);
+    postings.add(KEY_IDENT + v, firstName);
+  }
+}
+
+/** The key hash table (open addressing, keys in first-seen order: deterministic for a given input order) and the
+ * postings sorted by key (a counting sort; within a key, name ids stay ascending). */
+function keyTables(postings: Postings) {
+  const { keyList: keys, pairKey, pairName, nPairs } = postings;
   const nKeys = keys.length;
   let tableSize = 8;
   while (tableSize < nKeys * 2) tableSize *= 2;
@@ -218,7 +225,6 @@ export function buildIndex(
   const keyHash = new Uint32Array(typedSab(nKeys, 4));
   const keyText = new ByteTable();
   const postOff = new Uint32Array(typedSab(nKeys + 1, 4));
-  // counting sort of the pairs by key; within a key, name ids stay ascending
   for (let p = 0; p < nPairs; p++) postOff[pairKey[p]! + 1]!++;
   for (let i = 0; i < nKeys; i++) postOff[i + 1] = postOff[i + 1]! + postOff[i]!;
   const post = new Uint32Array(typedSab(nPairs, 4));
@@ -233,40 +239,68 @@ export function buildIndex(
     while (table[slot] !== 0) slot = (slot + 1) & (tableSize - 1);
     table[slot] = i + 1;
   }
+  return { nKeys, tableSize, table, keyHash, keyText, postOff, post };
+}
+
+const u8 = (vals: number[]): SharedArrayBuffer => {
+  const sab = typedSab(vals.length, 1);
+  new Uint8Array(sab).set(vals);
+  return sab;
+};
+const u16 = (vals: number[]): SharedArrayBuffer => {
+  const sab = typedSab(vals.length, 2);
+  new Uint16Array(sab).set(vals);
+  return sab;
+};
+
+/** `clusterOf`: entity id → consolidated entity id for the entries linked to others (matcher/consolidate.ts); a
+ * screen then returns one match per consolidated entity. */
+export function buildIndex(
+  entities: Iterable<Entity>,
+  version: string,
+  clusterOf?: ReadonlyMap<string, string>,
+): IndexData {
+  const t0 = performance.now();
+  const list = Array.isArray(entities) ? (entities as Entity[]) : [...entities];
+  const clusters = clusterNumbers(list, clusterOf);
+  buildFoldCache(true);
+  const cols = new Columns();
+  const postings = new Postings();
+  const identSeen = new Set<string>();
+  let eid = 0;
+  for (const e of list) {
+    const src = cols.sourceNumber(e.source);
+    const mask = cols.datasetMask(e);
+    cols.meta.add(JSON.stringify(entityMeta(e, clusterOf, clusters)));
+    cols.entSchema.push(Math.max(0, ENTITY_SCHEMAS.indexOf(e.schema)));
+    cols.entDatasets.push(mask);
+    cols.entSource.push(src);
+    addNames(e, eid, cols, postings, identSeen);
+    eid++;
+  }
+  const k = keyTables(postings);
 
   // every packed field must hold what this index needs (an eighth dataset would otherwise vanish from filters)
-  assertLayoutFits(engineCounts(sources.length));
-  const nEnt = entSchema.length;
-  const nNames = nameEntity.length;
-  const u8 = (vals: number[]): SharedArrayBuffer => {
-    const sab = typedSab(vals.length, 1);
-    new Uint8Array(sab).set(vals);
-    return sab;
-  };
-  const u16 = (vals: number[]): SharedArrayBuffer => {
-    const sab = typedSab(vals.length, 2);
-    new Uint16Array(sab).set(vals);
-    return sab;
-  };
+  assertLayoutFits(engineCounts(cols.sources.length));
   const buffers: Record<string, SharedArrayBuffer> = {
-    entSchema: u8(entSchema),
-    entDatasets: u16(entDatasets),
-    entSource: u16(entSource),
-    entMetaOff: meta.offsetsSab(),
-    entMetaBytes: meta.bytes(),
-    nameEntity: u32Sab(nameEntity),
-    nameKind: u8(nameKind),
-    nameFlags: u8(nameFlags),
-    nameNormOff: norm.offsetsSab(),
-    nameNormBytes: norm.bytes(),
-    nameOrigOff: orig.offsetsSab(),
-    nameOrigBytes: orig.bytes(),
-    keyHash: keyHash.buffer as SharedArrayBuffer,
-    keyOff: keyText.offsetsSab(),
-    keyBytes: keyText.bytes(),
-    keyTable: table.buffer as SharedArrayBuffer,
-    postOff: postOff.buffer as SharedArrayBuffer,
-    postings: post.buffer as SharedArrayBuffer,
+    entSchema: u8(cols.entSchema),
+    entDatasets: u16(cols.entDatasets),
+    entSource: u16(cols.entSource),
+    entMetaOff: cols.meta.offsetsSab(),
+    entMetaBytes: cols.meta.bytes(),
+    nameEntity: u32Sab(cols.nameEntity),
+    nameKind: u8(cols.nameKind),
+    nameFlags: u8(cols.nameFlags),
+    nameNormOff: cols.norm.offsetsSab(),
+    nameNormBytes: cols.norm.bytes(),
+    nameOrigOff: cols.orig.offsetsSab(),
+    nameOrigBytes: cols.orig.bytes(),
+    keyHash: k.keyHash.buffer as SharedArrayBuffer,
+    keyOff: k.keyText.offsetsSab(),
+    keyBytes: k.keyText.bytes(),
+    keyTable: k.table.buffer as SharedArrayBuffer,
+    postOff: k.postOff.buffer as SharedArrayBuffer,
+    postings: k.post.buffer as SharedArrayBuffer,
   };
   buildFoldCache(false);
   const buildMs = performance.now() - t0;
@@ -275,13 +309,13 @@ export function buildIndex(
     buffers,
     meta: {
       format: INDEX_FORMAT,
-      entities: nEnt,
-      names: nNames,
-      keys: nKeys,
-      table_size: tableSize,
-      sources: JSON.stringify(sources),
-      by_schema: JSON.stringify(bySchema),
-      by_dataset: JSON.stringify(byDataset),
+      entities: cols.entSchema.length,
+      names: cols.nameEntity.length,
+      keys: k.nKeys,
+      table_size: k.tableSize,
+      sources: JSON.stringify(cols.sources),
+      by_schema: JSON.stringify(cols.bySchema),
+      by_dataset: JSON.stringify(cols.byDataset),
       build_ms: Math.round(buildMs * 10) / 10,
     },
   };

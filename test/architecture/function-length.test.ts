@@ -21,7 +21,7 @@ const DIRS = [
 ];
 
 /** Functions over the limit still to be split: this list may only shrink (take a function off once it is split). */
-const NOT_YET_SPLIT = ['matcher/index-build.ts buildIndex'];
+const NOT_YET_SPLIT: string[] = [];
 
 function sourceFiles(): string[] {
   return DIRS.flatMap((d) =>
