@@ -61,19 +61,23 @@ export interface MatchEvidence {
   dataset_version: string;
 }
 
-/** One list entry of a consolidated entity, as it matched the subject. */
-export interface MatchSource {
+/** What a match and each of its list entries say of a listed entry. */
+interface ListedEntry {
   entity_id: string;
   source: string;
   source_id: string;
   schema: EntitySchema;
-  /** the entry's primary name */
+  /** the entry's (for a match: the entity's) primary name */
   name: string;
-  /** this entry's own score against the subject (it may be below the threshold: it is listed because it is the same
-   * entity as the entry that matched) */
+  /** 0..1 against the subject; an entry of a consolidated entity may be below the threshold: it is listed because it
+   * is the same entity as the entry that matched */
   score: number;
   datasets: AmlDataset[];
   programs: string[];
+}
+
+/** One list entry of a consolidated entity, as it matched the subject. */
+export interface MatchSource extends ListedEntry {
   /** the entry's name that matched the subject best, as the list writes it */
   matched_name: string;
   matched_name_kind: NameKind;
@@ -82,17 +86,7 @@ export interface MatchSource {
 /** The match of one entity. A consolidated entity (entries of several lists linked at dataset build) is one match:
  * `entity_id`, `source`, `source_id`, `name`, `score` and `evidence` are those of its best-scoring entry, `datasets`
  * and `programs` the union over its entries, and `sources` lists every entry in scope. */
-export interface Match {
-  entity_id: string;
-  source: string;
-  source_id: string;
-  schema: EntitySchema;
-  /** the entity's primary name */
-  name: string;
-  /** 0..1 */
-  score: number;
-  datasets: AmlDataset[];
-  programs: string[];
+export interface Match extends ListedEntry {
   evidence: MatchEvidence;
   /** the consolidated entity's id (the entity_id of its first entry: UN, then OFAC SDN, UK, …); entity_id for an entry
    * linked to no other */
