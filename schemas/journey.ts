@@ -265,7 +265,9 @@ export const FunnelRow = Type.Object(
   },
   { title: 'VerificationFunnelRow' },
 );
+export type FunnelRow = Static<typeof FunnelRow>;
 export const FunnelOut = Type.Object(
   { since: Timestamp, items: Type.Array(FunnelRow) },
   { title: 'VerificationFunnel' },
 );
+export type FunnelOut = Static<typeof FunnelOut>;

@@ -14,6 +14,7 @@ import type { DatasetVersionOut, FatfListings } from '../../schemas/datasets.js'
 import type { DocumentOut } from '../../schemas/documents.js';
 import type { DatasetFeedCreateIn, DatasetFeedOut, DatasetFeedPatchIn } from '../../schemas/feeds.js';
 import type { FlowDecideIn, FlowOut } from '../../schemas/flows.js';
+import type { FunnelOut, FunnelRow } from '../../schemas/journey.js';
 import type { MonitorCreateIn, MonitorOut } from '../../schemas/monitors.js';
 import type {
   OperatorCreateIn,
@@ -230,17 +231,9 @@ export const createVerificationLink = (
 export const revokeVerificationLink = (flowId: string, linkId: string) =>
   request<VerificationLink>('DELETE', `${linksPath(flowId)}/${encodeURIComponent(linkId)}`);
 /** GET /v1/verification_funnel: per template, how many flows reached each stage of the journey. */
-export interface FunnelRow {
-  template_id: string;
-  template_slug: string;
-  links: number;
-  opened: number;
-  steps: Record<string, number>;
-  submitted: number;
-  decided: number;
-}
+export type { FunnelRow };
 export const getFunnel = (q: { template_id?: string; since?: string }) =>
-  request<{ since: string; items: FunnelRow[] }>('GET', '/v1/verification_funnel', { query: q });
+  request<FunnelOut>('GET', '/v1/verification_funnel', { query: q });
 
 export const previewDocument = (flowId: string, documentId: string) =>
   request<DocumentPreviewOut>(

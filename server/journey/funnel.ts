@@ -1,22 +1,7 @@
+import type { FunnelRow } from '../../schemas/journey.js';
 import type { Sql } from '../db/sql.js';
 import type { Metrics } from '../metrics.js';
 import { stepNamesOf } from './session-view.js';
-
-/**
- * The journey's funnel (GET /v1/verification_funnel), per template, counted in flows: those given a verification
- * link since `since`, those whose link was opened, those that reached each step (a session reached a step when it
- * was on it or past it: applicant_session_steps), submitted, and decided now. A flow counts once however many links
- * or sessions it had.
- */
-export interface FunnelRow {
-  template_id: string;
-  template_slug: string;
-  links: number;
-  opened: number;
-  steps: Record<string, number>;
-  submitted: number;
-  decided: number;
-}
 
 interface TemplateCounts extends Omit<FunnelRow, 'steps'> {
   intake_fields: string[];
@@ -24,6 +9,12 @@ interface TemplateCounts extends Omit<FunnelRow, 'steps'> {
   required_documents: unknown[];
 }
 
+/**
+ * The journey's funnel (GET /v1/verification_funnel), per template, counted in flows: those given a verification
+ * link since `since`, those whose link was opened, those that reached each step (a session reached a step when it
+ * was on it or past it: applicant_session_steps), submitted, and decided now. A flow counts once however many links
+ * or sessions it had.
+ */
 export async function verificationFunnel(
   sql: Sql,
   tenantId: string,
