@@ -305,11 +305,12 @@ describe.skipIf(!HAS_IDENTITY_DATA)('ePassport chips through HTTP', () => {
 
   it("the tenant's app with an applicant session submits its own flow's chip, answering a challenge; another flow's chip is 403", async () => {
     const { id, docId } = await passportFlow('nfc-required');
+    // the app opened the verification link and exchanged it for a bearer session, as docs/journey.md says; the link
+    // comes first, so the open verification session holds the flow for its submit whatever the uploads race with
+    const app = await bearerSession(t, await mintLink(t, acme, id));
     await upload(id, 'selfie', await readFile(face('img4.jpg')));
     const other = await startFlow('nfc-required', { ...anna, consent: { biometric: true } });
     const otherDoc = (await register(other, 'passport')).id;
-    // the app opened the verification link and exchanged it for a bearer session, as docs/journey.md says
-    const app = await bearerSession(t, await mintLink(t, acme, id));
     const as = <T>(method: string, path: string, b?: unknown) => asApplicant<T>(t, app, method, path, b);
     // another flow's document, by its own path or under this flow's: refused before anything is looked at or written
     for (const [flowId, doc] of [
