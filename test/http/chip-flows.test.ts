@@ -305,8 +305,13 @@ describe.skipIf(!HAS_IDENTITY_DATA)('ePassport chips through HTTP', () => {
 
   it("the tenant's app with an applicant session submits its own flow's chip, answering a challenge; another flow's chip is 403", async () => {
     const { id, docId } = await passportFlow('nfc-required');
-    // the app opened the verification link and exchanged it for a bearer session, as docs/journey.md says; the link
-    // comes first, so the open verification session holds the flow for its submit whatever the uploads race with
+    // the flow was started with /process: a link can be minted once it is back to collecting the applicant's input
+    await waitFor(
+      () => getFlow(id),
+      (r) => r.body.status === 'AWAITING_INPUT',
+    );
+    // the app opened the verification link and exchanged it for a bearer session, as docs/journey.md says; the open
+    // verification session then holds the flow for its submit
     const app = await bearerSession(t, await mintLink(t, acme, id));
     await upload(id, 'selfie', await readFile(face('img4.jpg')));
     const other = await startFlow('nfc-required', { ...anna, consent: { biometric: true } });
