@@ -26,14 +26,22 @@ export const exactSims = new Float64Array(MAX_T * MAX_T);
 let exactSimsQ: PreparedName | undefined;
 let exactSimsC: PreparedName | undefined;
 let exactSimsLr = false;
+let exactSimsOrg = false;
 let exactSimsMin = 0;
 
-/** Records that exactSims now holds the exact pass's token similarities of (q, c) under that l/r mode and
+/** Records that exactSims now holds the exact pass's token similarities of (q, c) under that l/r mode, org flag and
  * minTokenSim (name-bound.ts), for alignScore to reuse. */
-export function keepExactSims(q: PreparedName, c: PreparedName, lr: boolean, minTokenSim: number): void {
+export function keepExactSims(
+  q: PreparedName,
+  c: PreparedName,
+  lr: boolean,
+  org: boolean,
+  minTokenSim: number,
+): void {
   exactSimsQ = q;
   exactSimsC = c;
   exactSimsLr = lr;
+  exactSimsOrg = org;
   exactSimsMin = minTokenSim;
 }
 const usedQ = new Uint8Array(MAX_T);
@@ -149,13 +157,17 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
   const prefixOk = nq >= 2 && nc >= 2;
   // the token similarities exactBound just computed for this pair, when it did
   const sims =
-    q === exactSimsQ && c === exactSimsC && lrAlike === exactSimsLr && p.minTokenSim >= exactSimsMin
+    q === exactSimsQ &&
+    c === exactSimsC &&
+    lrAlike === exactSimsLr &&
+    org === exactSimsOrg &&
+    p.minTokenSim >= exactSimsMin
       ? exactSims
       : simMatrix;
   if (sims === simMatrix)
     for (let i = 0; i < nq; i++) {
       for (let j = 0; j < nc; j++) {
-        simMatrix[i * MAX_T + j] = pairSimilarity(q, i, c.tokens[j]!, c.skels[j]!, abjadMode, prefixOk);
+        simMatrix[i * MAX_T + j] = pairSimilarity(q, i, c.tokens[j]!, c.skels[j]!, abjadMode, prefixOk, org);
       }
     }
   for (let i = 0; i < nq; i++) {

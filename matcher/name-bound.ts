@@ -86,7 +86,14 @@ function editRatioBound(la: number, lb: number, ma: number, mb: number, floor: n
  * rule: equal hashes may be equal tokens (1); numbers exactly; editRatioBound for editRatio; the typing-slip
  * floor when the first letter, lengths and consonant letters allow a slip; the ending rule when the longer token's
  * stem hashes like the shorter token. */
-function tokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk: boolean): number {
+function tokenBound(
+  a: Int32Array,
+  i: number,
+  b: Int32Array,
+  j: number,
+  prefixOk: boolean,
+  org: boolean,
+): number {
   const ma = a[i + PK_MASK]!;
   const mb = b[j + PK_MASK]!;
   const la = a[i + PK_LEN]! & PK_LEN_BITS;
@@ -103,7 +110,7 @@ function tokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk
     a[i + PK_FIRST] === b[j + PK_FIRST] &&
     short >= 4 &&
     long - short <= 1 &&
-    (((ma | mb) & MASK_OTHER) !== 0 || ((ma ^ mb) & ~MASK_VOWELS) === 0)
+    ((org && long >= 5) || ((ma | mb) & MASK_OTHER) !== 0 || ((ma ^ mb) & ~MASK_VOWELS) === 0)
   )
     s = slipFloor;
   if (prefixOk && long - short === 2 && short >= 3) {
@@ -138,8 +145,15 @@ function skeletonMask(m: number): number {
 /** tokenBound in abjad mode: tokenSimilarity also takes 0.9 × editRatio of the two consonant skeletons (of
  * SKELETON_SIM when they are equal) when both are non-empty, bounded here from their lengths and letter sets (equal
  * skeletons have equal lengths and letters); numbers are scored before that rule, as in tokenSimilarity. */
-function abjadTokenBound(a: Int32Array, i: number, b: Int32Array, j: number, prefixOk: boolean): number {
-  const s = tokenBound(a, i, b, j, prefixOk);
+function abjadTokenBound(
+  a: Int32Array,
+  i: number,
+  b: Int32Array,
+  j: number,
+  prefixOk: boolean,
+  org: boolean,
+): number {
+  const s = tokenBound(a, i, b, j, prefixOk, org);
   if (s >= 1 || ((a[i + PK_MASK]! | b[j + PK_MASK]!) & MASK_DIGIT) !== 0) return s;
   const la = (a[i + PK_LEN]! >>> PK_SK_SHIFT) & PK_SK_LONG;
   const lb = (b[j + PK_LEN]! >>> PK_SK_SHIFT) & PK_SK_LONG;
@@ -349,13 +363,14 @@ function alignBound(
       if (exact && reuse) s = pairBound[i * MAX_T + j]!;
       else {
         s = abjadMode
-          ? abjadTokenBound(qp, qb + i * PK, cp, cb + j * PK, prefixOk)
-          : tokenBound(qp, qb + i * PK, cp, cb + j * PK, prefixOk);
+          ? abjadTokenBound(qp, qb + i * PK, cp, cb + j * PK, prefixOk, org)
+          : tokenBound(qp, qb + i * PK, cp, cb + j * PK, prefixOk, org);
         pairBound[i * MAX_T + j] = s;
       }
       if (exact) {
         // the pair as alignScore scores it
-        if (s >= p.minTokenSim) s = pairSimilarity(q!, i, c!.tokens[j]!, c!.skels[j]!, abjadMode, prefixOk);
+        if (s >= p.minTokenSim)
+          s = pairSimilarity(q!, i, c!.tokens[j]!, c!.skels[j]!, abjadMode, prefixOk, org);
         exactSims[i * MAX_T + j] = s;
       }
       if (s < p.minTokenSim) continue;
@@ -416,7 +431,7 @@ function alignBound(
   );
   if (cSide > ub) ub = cSide;
   if (exact) {
-    keepExactSims(q!, c!, lrAlike, p.minTokenSim);
+    keepExactSims(q!, c!, lrAlike, org, p.minTokenSim);
     if (nq !== nc || nq === 1 || abjadMode) ub = Math.max(ub, joinedScore(q!, c!, abjadMode, p));
   } else if (abjadMode) {
     // joinedScore's skeleton ratio, from the joined skeletons' lengths and letters

@@ -50,6 +50,16 @@ export function typingSlip(a: string, b: string): boolean {
   return same && osaDoubled(a, b, 0, 0) <= 2;
 }
 
+/** Two tokens of a company name that differ by one edit of any letter but the first (a letter changed, added,
+ * dropped or two swapped), the longer of 5+ letters: PLJNAR/PLANAR, BARUP/BARUS, PLAMA/PLASMA. Company names are
+ * coined words, not a small stock of given names and surnames that differ by one letter (MARTIN/MARVIN), so one
+ * wrong key in a customer file's company name costs what a typing slip costs in a person's name. */
+export function companyTypo(a: string, b: string): boolean {
+  if (a[0] !== b[0] || Math.max(a.length, b.length) < 5 || Math.min(a.length, b.length) < 4) return false;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  return osaDoubled(a, b, 0, 0) <= 2;
+}
+
 /** Distinct other tokens a name's memo keeps per token and mode (pairSimilarity). */
 const PAIR_MEMO_MAX = 4096;
 
@@ -64,10 +74,11 @@ export function pairSimilarity(
   skB: string,
   abjadMode: boolean,
   prefixOk: boolean,
+  org = false,
 ): number {
   const a = q.tokens[i]!;
   if (a === b) return 1;
-  const slot = i * 8 + (abjadMode ? 1 : 0) + (prefixOk ? 2 : 0) + (lrAlike ? 4 : 0);
+  const slot = i * 16 + (abjadMode ? 1 : 0) + (prefixOk ? 2 : 0) + (lrAlike ? 4 : 0) + (org ? 8 : 0);
   if (q.sims === undefined) q.sims = [];
   let memo = q.sims[slot];
   if (memo === undefined) {
@@ -76,7 +87,7 @@ export function pairSimilarity(
   }
   let v = memo.get(b);
   if (v === undefined) {
-    v = tokenSimilarity(a, b, q.skels[i]!, skB, abjadMode, prefixOk);
+    v = tokenSimilarity(a, b, q.skels[i]!, skB, abjadMode, prefixOk, org);
     if (memo.size < PAIR_MEMO_MAX) memo.set(b, v);
   }
   return v;
@@ -90,6 +101,7 @@ export function tokenSimilarity(
   skB: string,
   abjadMode: boolean,
   prefixOk = false,
+  org = false,
 ): number {
   if (a === b) return 1;
   // numbers: two different numbers are members of one series (a fund vintage, a sister vessel), aligned at the
@@ -98,7 +110,7 @@ export function tokenSimilarity(
   if (a.length === 1 || b.length === 1) return a[0] === b[0] ? INITIAL_SIM : 0;
   let s = editRatio(a, b, SCORE_PARAMS.minTokenSim);
   const slipFloor = 1 - TYPO_FLOOR_EDITS / Math.max(a.length, b.length, 5);
-  if (s < slipFloor && typingSlip(a, b)) s = slipFloor;
+  if (s < slipFloor && (typingSlip(a, b) || (org && companyTypo(a, b)))) s = slipFloor;
   // two letters added at the end of a token (an ending: Abiy/Abiyot, Amazon/Amazonis) count as one edit, when
   // both names have other tokens to corroborate it and the longer token is not a patronymic built on the other
   // (Oleksandr/Oleksandrovych); three or more letters are another name (Ken/Kendra, Jose/Josefina)

@@ -19,7 +19,7 @@ import {
   wawAsVowel,
 } from '../../matcher/normalize.js';
 import { prepareName } from '../../matcher/prepared-name.js';
-import { typingSlip } from '../../matcher/token-similarity.js';
+import { companyTypo, typingSlip } from '../../matcher/token-similarity.js';
 import { listedEntity, personEntity } from '../helpers/entities.js';
 
 const person = (a: string, b: string): number => compare('Person', a, b).score;
@@ -525,5 +525,23 @@ describe('a legal form glued to the last word (issue 30)', () => {
     expect(splitGluedTailForm(['acme', 'limited'])).toEqual(['acme', 'limited']);
     // person names are never split
     expect(normalizeName('Ana Bellltd', 'person').tokens).toHaveLength(2);
+  });
+});
+
+describe('one wrong letter in a company name (issue 30)', () => {
+  it('scores one edit of any letter but the first in a 5+-letter word of a company name like a typing slip', () => {
+    expect(companyTypo('pljnar', 'planar')).toBe(true);
+    expect(companyTypo('plama', 'plasma')).toBe(true);
+    expect(company('JSC PLJNAR', 'JSC PLANAR')).toBeGreaterThanOrEqual(T);
+    expect(
+      company('BARUP LIMITED LIABILITY COMPANY', 'BARUS LIMITED LIABILITY COMPANY'),
+    ).toBeGreaterThanOrEqual(T);
+    // the first letter, two edits, or a word under five letters are another name
+    expect(companyTypo('planar', 'clanar')).toBe(false);
+    expect(companyTypo('planar', 'plakat')).toBe(false);
+    expect(companyTypo('argo', 'arga')).toBe(false);
+    expect(company('JSC PLAKAT', 'JSC PLANAR')).toBeLessThan(T);
+    // person names keep the slip rule alone: MARTIN is not MARVIN
+    expect(person('Martin', 'Marvin')).toBeLessThan(T);
   });
 });
