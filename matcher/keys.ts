@@ -1,6 +1,7 @@
 // Retrieval keys shared by index build and query. Keys are ASCII strings with a one-letter namespace:
 // t = token (or two adjacent tokens joined), s = consonant skeleton, p/x = 4-letter prefix/suffix of long
-// tokens (typo tolerance), b = letter bag of a single-token name (typing slips), i = identifier value.
+// tokens (typo tolerance), b = letter bag of a single-token name (typing slips), d = one-letter deletions of a
+// single-token name (one wrong key), i = identifier value.
 import type { EntitySchema } from '../ingest/entity.js';
 import type { NameKind, NormalizedName } from './normalize.js';
 import { skeleton } from './normalize.js';
@@ -11,6 +12,19 @@ export const KEY_PREFIX = 'p';
 export const KEY_SUFFIX = 'x';
 export const KEY_IDENT = 'i';
 export const KEY_SLIP = 'b';
+export const KEY_DELETE = 'd';
+
+/** Longest single token posted with its one-letter deletions (deleteKeys). */
+export const DELETE_KEYS_MAX_LEN = 12;
+
+/** The token and each spelling of it with one letter (not the first) left out, as keys: two spellings one edit apart
+ * share one (a letter changed: both drop it; added or dropped: one side's token is the other's deletion; two
+ * swapped: both drop one of them), so ARGTN finds ARGON and SEAHRASS finds SEABRASS, whose skeletons, prefixes,
+ * suffixes and letter bags all differ. */
+export function deleteKeys(t: string, out: { add(key: string): unknown }): void {
+  out.add(KEY_DELETE + t);
+  for (let i = 1; i < t.length; i++) out.add(KEY_DELETE + t.slice(0, i) + t.slice(i + 1));
+}
 
 /** The first letter and the sorted set of the other consonants of a token: the same for two spellings one
  * typing slip apart (transposed, doubled or dropped-vowel letters: SIONPA/SINOPA, GIDLA/GILDA), whose
@@ -25,6 +39,8 @@ export function slipKey(t: string): string {
 export function keyWeight(key: string): number {
   switch (key[0]) {
     case KEY_TOKEN:
+    // a shared deletion is one edit between two whole single-token names: as telling as a shared token
+    case KEY_DELETE:
       return 1;
     case KEY_SKEL:
       return 0.7;
@@ -46,6 +62,9 @@ export function nameKeys(n: NormalizedName, out: { add(key: string): unknown }, 
   const toks = n.tokens;
   // a single-token name of 4–9 letters is also found by its letter bag (a slip moves its skeleton)
   if (toks.length === 1 && toks[0]!.length >= 4 && toks[0]!.length <= 9) out.add(slipKey(toks[0]!));
+  // and a single token of 5–12 letters by its one-letter deletions: one wrong key moves every other key
+  if (toks.length === 1 && toks[0]!.length >= 5 && toks[0]!.length <= DELETE_KEYS_MAX_LEN)
+    deleteKeys(toks[0]!, out);
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     if (t.length >= 2) out.add(KEY_TOKEN + t);

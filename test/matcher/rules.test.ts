@@ -4,7 +4,7 @@ import { collapseAcronym, formsConflict, splitGluedParticle } from '../../matche
 import { compare } from '../../matcher/compare.js';
 import { editRatio, letterBound, osaDistance } from '../../matcher/edit-distance.js';
 import { buildIndex, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
-import { nameKeys, slipKey } from '../../matcher/keys.js';
+import { deleteKeys, KEY_DELETE, nameKeys, slipKey } from '../../matcher/keys.js';
 import {
   alternativeReadings,
   expandCompanyWords,
@@ -543,5 +543,37 @@ describe('one wrong letter in a company name (issue 30)', () => {
     expect(company('JSC PLAKAT', 'JSC PLANAR')).toBeLessThan(T);
     // person names keep the slip rule alone: MARTIN is not MARVIN
     expect(person('Martin', 'Marvin')).toBeLessThan(T);
+  });
+});
+
+describe('a single-token name found by its one-letter deletions (issue 30)', () => {
+  it('retrieves a one-word name with one wrong letter through a shared deletion key alone', () => {
+    const keys = (name: string): Set<string> => {
+      const out = new Set<string>();
+      nameKeys(normalizeName(name, 'org'), out, true);
+      return out;
+    };
+    const q = keys('ARGTN OOO');
+    const listed = keys('ARGON OOO');
+    const shared = [...q].filter((k) => listed.has(k));
+    // the token, skeleton, prefix and letter bag all differ: only the deletion `argn` is shared
+    expect(shared).toEqual([`${KEY_DELETE}argn`]);
+    const d = new Set<string>();
+    deleteKeys('argon', d);
+    expect([...d]).toEqual(['dargon', 'dagon', 'daron', 'dargn', 'dargo']);
+    const index = buildIndex(
+      [
+        listedEntity('1', 'Organization', ['ARGON OOO']),
+        listedEntity('2', 'Organization', ['ARGENTUM TRADING OOO']),
+      ],
+      'deletions',
+    );
+    const res = openIndex(index).screen(
+      { name: 'ARGTN OOO', type: 'company' },
+      { datasets: ['sanctions'], policy: DEFAULT_POLICY },
+    );
+    expect(res.matches.map((m) => m.entity_id)).toEqual(['us_ofac_sdn:1']);
+    // names of several tokens are retrieved by their tokens; no deletion keys
+    expect([...keys('ARGON TRADING')].some((k) => k.startsWith(KEY_DELETE))).toBe(false);
   });
 });
