@@ -4,7 +4,8 @@
 // Figures: opening the link → the first interactive screen (target ≤ 2.5 s); the page's JavaScript, gzip (≤ 150 kB);
 // "Submit" → the result screen for passport + selfie with its liveness challenge (p50 ≤ 8 s, p99 ≤ 20 s), the first
 // flow after the server's start reported apart (it loads the OCR and face models). It drives the page through the
-// journey's server side (verification links and applicant sessions, server/journey/).
+// journey's server side (verification links and applicant sessions, server/journey/). BENCH_TRACE=1 prints each
+// opening's requests (start and duration from the link's opening), to see where the time to interactive goes.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -88,6 +89,14 @@ async function openLink(
   const link = await api(url, key, 'POST', `/v1/flows/${flow.id as string}/verification_links`, {});
   const page = await slowPhone(browser);
   const opened = performance.now();
+  if (process.env.BENCH_TRACE) {
+    page.on('requestfinished', (r) => {
+      const t = r.timing();
+      process.stdout.write(
+        `  ${Math.round(t.startTime - opened - performance.timeOrigin)}..+${Math.round(t.responseEnd)} ms ${r.method()} ${r.url().slice(0, 90)}\n`,
+      );
+    });
+  }
   await page.goto(link.url as string);
   await page.locator('[data-action="accept"]:enabled').waitFor();
   return { page, flowId: flow.id as string, ms: performance.now() - opened };

@@ -4,7 +4,12 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import { alertRoutes } from './alerts/alert-routes.js';
-import { APPLICANT_PAGE_TAG, applicantPageRoutes } from './applicant-page/applicant-page-routes.js';
+import {
+  APPLICANT_PAGE_TAG,
+  type ApplicantPageRenderer,
+  applicantPageRenderer,
+  applicantPageRoutes,
+} from './applicant-page/applicant-page-routes.js';
 import { resumeErasures, resweepLateUploads, startErasureWorker } from './applicants/applicant-erasure.js';
 import { applicantRoutes } from './applicants/applicant-routes.js';
 import { centralAuditHook } from './audit/audit.js';
@@ -61,7 +66,9 @@ import {
   linkPathFallback,
   linkRoutes,
   matchLinkPath,
+  type OpenedPage,
 } from './journey/journey-routes.js';
+import { tenantAllowedOrigins } from './journey/journey-store.js';
 import type { JourneyDeps } from './journey/session-service.js';
 import { livenessRoutes } from './liveness/liveness-routes.js';
 import { createLogger, type Logger } from './log.js';
@@ -342,6 +349,9 @@ function apiRoutes(d: {
   journeyDeps: JourneyDeps;
   /** the S3 endpoint in use (undefined = AWS): document previews come from there */
   s3Endpoint: string | undefined;
+  /** the applicant's hosted page, and the same page as an opened link's answer */
+  applicantPage: ApplicantPageRenderer;
+  openedPage: OpenedPage;
   /** capture-quality verdicts (threads of role `quality`) */
   qualityPool: IdentityPool;
 }) {
@@ -399,12 +409,11 @@ function apiRoutes(d: {
       // document previews are presigned GETs on the object store: the dashboard shows them as images
       imageOrigins: objectStoreOrigins(config, d.s3Endpoint),
     }),
-    // the applicant's captures are presigned PUTs to the object store
     ...applicantPageRoutes({
-      uploadOrigins: objectStoreOrigins(config, d.s3Endpoint),
+      render: d.applicantPage,
       embedOrigins: applicantOrigins(sql, config.APPLICANT_SESSION_IDLE_SECONDS),
     }),
-    ...linkRoutes(journeyDeps),
+    ...linkRoutes(journeyDeps, d.openedPage),
     ...associationRoutes({ sql, environment: config.DEPLOYMENT_ENVIRONMENT }),
     ...applicantSessionRoutes(journeyDeps),
     ...funnelRoutes(journeyDeps),
@@ -528,12 +537,18 @@ function appMetrics(pool: MatcherPool, bus: Bus, sql: Pool): Metrics {
 
 /** The router of every route, with the link-path fallback, and the OpenAPI document built from it (served by one of
  * its routes). */
-function apiRouter(d: Omit<Parameters<typeof apiRoutes>[0], 'openapi'>): Router {
+function apiRouter(
+  d: Omit<Parameters<typeof apiRoutes>[0], 'openapi' | 'applicantPage' | 'openedPage'>,
+): Router {
   const router = new Router();
   let openapiDoc: unknown;
-  for (const r of apiRoutes({ ...d, openapi: () => openapiDoc })) router.add(r);
+  // the applicant's captures are presigned PUTs to the object store
+  const applicantPage = applicantPageRenderer({ uploadOrigins: objectStoreOrigins(d.config, d.s3Endpoint) });
+  const openedPage: OpenedPage = async (tenantId) =>
+    applicantPage(await tenantAllowedOrigins(d.sql, tenantId));
+  for (const r of apiRoutes({ ...d, applicantPage, openedPage, openapi: () => openapiDoc })) router.add(r);
   // verification links under any tenant's tenant_path (native apps): when no route matches the path at all
-  router.addFallback(linkPathFallback(d.journeyDeps), matchLinkPath);
+  router.addFallback(linkPathFallback(d.journeyDeps, openedPage), matchLinkPath);
   // the dashboard's and the applicant's static pages are not part of the API contract
   openapiDoc = buildOpenApi(
     router.routes.filter((r) => r.spec.tag !== DASHBOARD_TAG && r.spec.tag !== APPLICANT_PAGE_TAG),

@@ -8,6 +8,9 @@ import './styles.css';
 /** Boot: an invalid link's page (`?link=`), or the applicant session's view (its cookie was set when the link was
  * opened, or an embedding tenant gave its bearer token in the fragment); no session means it has ended. */
 async function boot(root: HTMLElement) {
+  // an opened link answers with this page itself: its address becomes the page's, so that a reload (or a link
+  // shared from the address bar) resumes the session instead of reopening the used link
+  if (!location.pathname.startsWith('/applicant/')) history.replaceState(history.state, '', '/applicant/');
   const link = new URLSearchParams(location.search).get('link');
   const problem = (LINK_PROBLEMS as readonly string[]).includes(link ?? '') ? (link as LinkProblem) : null;
   const done = (node: preact.ComponentChild) => {

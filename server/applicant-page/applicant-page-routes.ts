@@ -49,16 +49,20 @@ export interface ApplicantPageDeps {
   embedOrigins?: (req: RequestInfo, sessionId?: string) => Promise<string[]>;
 }
 
-export function applicantPageRoutes(deps: ApplicantPageDeps = {}) {
+/** Renders the page for a request whose embedding origins are known: the opened link's answer and GET /applicant/. */
+export type ApplicantPageRenderer = ((origins: string[]) => Reply) & {
+  bundle: ReturnType<typeof staticBundle>;
+};
+
+export function applicantPageRenderer(deps: Pick<ApplicantPageDeps, 'dir' | 'uploadOrigins'> = {}) {
   const bundle = staticBundle(
     deps.dir ?? DEFAULT_APPLICANT_DIR,
     'The applicant page is not built: run `npm run build` (or `npm run build:applicant`)',
   );
   const uploadOrigins = deps.uploadOrigins ?? [];
-
-  const page = async ({ req, query }: { req: RequestInfo; query: { session?: string } }): Promise<Reply> => {
+  const render = (embedOrigins: string[]): Reply => {
     const index = bundle().index;
-    const origins = ((await deps.embedOrigins?.(req, query.session)) ?? []).filter((o) => ORIGIN.test(o));
+    const origins = embedOrigins.filter((o) => ORIGIN.test(o));
     return {
       status: 200,
       text: index.replace(ORIGINS_PLACEHOLDER, origins.join(' ')),
@@ -74,6 +78,14 @@ export function applicantPageRoutes(deps: ApplicantPageDeps = {}) {
       },
     };
   };
+  return Object.assign(render, { bundle });
+}
+
+export function applicantPageRoutes(deps: ApplicantPageDeps & { render?: ApplicantPageRenderer } = {}) {
+  const render = deps.render ?? applicantPageRenderer(deps);
+  const bundle = render.bundle;
+  const page = async ({ req, query }: { req: RequestInfo; query: { session?: string } }): Promise<Reply> =>
+    render((await deps.embedOrigins?.(req, query.session)) ?? []);
 
   return [
     assetRoute({ prefix: '/applicant', operationId: 'applicantPageAsset', tag: APPLICANT_PAGE_TAG, bundle }),

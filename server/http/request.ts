@@ -16,6 +16,8 @@ export interface Reply {
   body?: unknown;
   /** sent as is (with its own content-type header) instead of a JSON body */
   text?: string;
+  /** bytes sent as they are (with their own content-type and content-encoding headers), before `text` */
+  bytes?: Buffer;
   headers?: Record<string, string>;
   /** set by handlers that wrote their own audit row (in their transaction); others get the central one */
   audited?: boolean;

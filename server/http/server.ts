@@ -307,7 +307,8 @@ function send(rq: InProgress, reply: Reply, deps: HttpDeps, inflight: InFlight):
     ...(rq.aborted ? { aborted: true } : {}),
   }));
   if (rq.aborted) return;
-  const payload = Buffer.from(reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)));
+  const payload =
+    reply.bytes ?? Buffer.from(reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)));
   const close = rq.body?.unread() ?? false;
   if (!close) rq.body?.release();
   const out: [string, string][] = [['x-request-id', request_id]];

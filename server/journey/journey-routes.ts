@@ -71,14 +71,20 @@ const seeOther = (location: string, headers: Record<string, string> = {}): Reply
   headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', ...headers },
 });
 
-/** Opening a link in a browser: the session cookie and the page, or the page's link-invalid step. A HEAD (a link
- * preview) never uses the link up. */
-async function exchange(deps: JourneyDeps, token: string, base: string, req: RequestInfo) {
+/** The hosted page as the answer to an opened link, framed only by the allowed origins of the session's tenant. */
+export type OpenedPage = (tenantId: string) => Promise<Reply>;
+
+/** Opening a link in a browser: the session cookie with the page itself (not a redirect to it: one round trip less
+ * on a phone's network; the page then shows `/applicant/` as its address, so a reload resumes the session rather
+ * than reopening a used link), or a redirect to the page's link-invalid step. A HEAD (a link preview) never uses
+ * the link up. */
+async function exchange(deps: JourneyDeps, page: OpenedPage, token: string, base: string, req: RequestInfo) {
   if (req.method === 'HEAD') return seeOther('/applicant/');
   const opened = await openLink(deps, token, 'cookie', base, req.request_id);
   if (!opened.ok) return seeOther(`/applicant/?link=${opened.reason}`);
   const cookie = applicantCookie(opened.token, deps.maxSeconds, deps.secureCookie);
-  return seeOther('/applicant/', { 'set-cookie': cookie });
+  const reply = await page(opened.session.tenant_id);
+  return { ...reply, headers: { ...reply.headers, 'set-cookie': cookie } };
 }
 
 /** A link opened from a mail or a chat may come with tracking parameters (utm_…): they are ignored, not refused. */
@@ -91,16 +97,21 @@ const OpenLinkDoc = {
   tag: JOURNEY_TAG,
   auth: 'none' as const,
   responses: {
+    200: {
+      description:
+        'The hosted page (text/html) with the `vs_applicant` session cookie (HttpOnly, Secure, SameSite=Lax); the ' +
+        'page then shows `/applicant/` as its address',
+    },
     303: {
       description:
-        'To `/applicant/` with the `vs_applicant` session cookie (HttpOnly, Secure, SameSite=Lax); a used, expired, ' +
-        'revoked or unknown link to `/applicant/?link=used|expired|revoked|unknown` without one',
+        'A used, expired, revoked or unknown link: to `/applicant/?link=used|expired|revoked|unknown`, without a ' +
+        'cookie; a HEAD (a link preview): to `/applicant/`, the link not used',
     },
     404: E404,
   },
 };
 
-export function linkRoutes(deps: JourneyDeps) {
+export function linkRoutes(deps: JourneyDeps, page: OpenedPage) {
   const { sql } = deps;
   return [
     route({
@@ -160,7 +171,7 @@ export function linkRoutes(deps: JourneyDeps) {
         "Open a verification link (also under a native app's tenant_path, `<tenant_path>/{token}`): one-time, " +
         "sets the applicant's session cookie",
       params: LinkTokenParams,
-      handler: ({ params, req }) => exchange(deps, params.token, DEFAULT_LINK_BASE, req),
+      handler: ({ params, req }) => exchange(deps, page, params.token, DEFAULT_LINK_BASE, req),
     }),
     route({
       method: 'POST',
@@ -206,7 +217,7 @@ export function linkRoutes(deps: JourneyDeps) {
 }
 
 /** `<tenant_path>/{token}`: the same exchange under a native app's path (a fallback of the router, see Router). */
-export function linkPathFallback(deps: JourneyDeps) {
+export function linkPathFallback(deps: JourneyDeps, page: OpenedPage) {
   return route({
     ...OpenLinkDoc,
     path: '/{base}/{token}',
@@ -216,7 +227,7 @@ export function linkPathFallback(deps: JourneyDeps) {
       if (!(await isLinkBase(deps.sql, params.base))) {
         throw new ApiError('not_found', { message: `No route for ${req.method} ${req.path}` });
       }
-      return exchange(deps, params.token, params.base, req);
+      return exchange(deps, page, params.token, params.base, req);
     },
   });
 }

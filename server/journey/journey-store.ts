@@ -165,3 +165,10 @@ export async function reachSteps(
     returning step`;
   return rows.map((r) => r.step);
 }
+
+/** The origins a tenant lets frame its applicants' page (tenant settings' allowed_origins). */
+export async function tenantAllowedOrigins(sql: Sql, tenantId: string): Promise<string[]> {
+  const [row] = await sql<{ allowed_origins: string[] }[]>`
+    select allowed_origins from tenants where id = ${tenantId} and status = 'active'`;
+  return row?.allowed_origins ?? [];
+}

@@ -1,3 +1,5 @@
+import { request } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 import { ensureDashboardBuilt } from './dashboard-build.js';
@@ -18,6 +20,26 @@ afterAll(async () => {
 async function get(path: string) {
   const res = await fetch(t.url + path);
   return { res, text: await res.text() };
+}
+
+/** A GET whose Accept-Encoding is the test's (fetch would send its own and decode the answer). */
+function raw(path: string, acceptEncoding: string | undefined) {
+  return new Promise<{ body: Buffer; encoding?: string; vary?: string }>((resolve, reject) => {
+    const headers = acceptEncoding ? { 'accept-encoding': acceptEncoding } : {};
+    const req = request(t.url + path, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({
+          body: Buffer.concat(chunks),
+          encoding: res.headers['content-encoding'],
+          vary: res.headers.vary,
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 describe('dashboard static files', () => {
@@ -50,6 +72,26 @@ describe('dashboard static files', () => {
     expect(a.res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     const c = await get(css!);
     expect(c.res.headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  it('sends assets brotli- or gzip-compressed to clients that accept it, the same bytes once decoded', async () => {
+    const { text } = await get('/dashboard');
+    const js = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(text)?.[1] ?? '';
+    const plain = await raw(js, undefined);
+    expect(plain.encoding).toBeUndefined();
+    for (const [accept, encoding] of [
+      ['gzip, deflate, br', 'br'],
+      ['gzip', 'gzip'],
+      ['br;q=0, gzip;q=0.5', 'gzip'],
+      ['identity', undefined],
+    ] as const) {
+      const r = await raw(js, accept);
+      expect([accept, r.encoding, r.vary]).toEqual([accept, encoding, 'accept-encoding']);
+      const decoded =
+        encoding === 'br' ? brotliDecompressSync(r.body) : encoding ? gunzipSync(r.body) : r.body;
+      expect(decoded.equals(plain.body)).toBe(true);
+      if (encoding) expect(r.body.length).toBeLessThan(plain.body.length / 2);
+    }
   });
 
   it('answers 404 JSON for missing assets and never leaves dist/dashboard', async () => {

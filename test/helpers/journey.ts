@@ -65,11 +65,15 @@ export async function mintLink(
 /** Opens a link as a browser would (no redirect followed): the answer's status, Location and Set-Cookie. */
 export async function openInBrowser(url: string, method = 'GET') {
   const res = await fetch(url, { method, redirect: 'manual' });
-  await res.arrayBuffer();
+  const text = await res.text();
   return {
     status: res.status,
     location: res.headers.get('location'),
     setCookie: res.headers.get('set-cookie'),
+    /** the hosted page, when the link answered with it */
+    page: res.headers.get('content-type')?.startsWith('text/html')
+      ? { text, headers: res.headers }
+      : undefined,
   };
 }
 
@@ -88,7 +92,7 @@ export interface Applicant {
 
 export async function cookieSession(t: TestApp, link: Link): Promise<Applicant> {
   const opened = await openInBrowser(link.url);
-  expect(opened.status).toBe(303);
+  expect(opened.status).toBe(200);
   // the page's own requests: same origin, so writes carry the API's Origin
   return { headers: { cookie: cookiePair(opened.setCookie), origin: t.url }, transport: 'cookie' };
 }

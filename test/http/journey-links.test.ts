@@ -124,9 +124,15 @@ describe('opening links', () => {
     const link = await mintLink(t, acme, f.id);
     // a link preview's HEAD does not use it up
     expect((await openInBrowser(link.url, 'HEAD')).status).toBe(303);
+    // the page itself answers, not a redirect to it (one round trip less on a phone): never cached, no referrer
     const first = await openInBrowser(link.url);
-    expect(first.status).toBe(303);
-    expect(first.location).toBe('/applicant/');
+    expect([first.status, first.location]).toEqual([200, null]);
+    expect(first.page?.text).toContain('<main id="app"');
+    expect(first.page?.headers.get('cache-control')).toBe('no-store');
+    expect(first.page?.headers.get('referrer-policy')).toBe('no-referrer');
+    // framed only by the allowed origins of the link's tenant
+    expect(first.page?.headers.get('content-security-policy')).toContain(`frame-ancestors ${ORIGIN}`);
+    expect(first.page?.text).toContain(`content="${ORIGIN}"`);
     const attrs = (first.setCookie ?? '').split(';').map((s) => s.trim());
     expect(attrs).toEqual(
       expect.arrayContaining(['Path=/', 'HttpOnly', 'Secure', 'SameSite=Lax', 'Max-Age=14400']),
@@ -138,7 +144,12 @@ describe('opening links', () => {
     expect(view.status).toBe(200);
     expect(view.body).toMatchObject({ flow_id: f.id, purpose: 'verification' });
     const again = await openInBrowser(link.url);
-    expect(again).toMatchObject({ status: 303, location: '/applicant/?link=used', setCookie: null });
+    expect(again).toMatchObject({
+      status: 303,
+      location: '/applicant/?link=used',
+      setCookie: null,
+      page: undefined,
+    });
     expect((await links(f.id)).body.items[0]?.status).toBe('used');
     const bearer = await call<Detail & { error: { details: { reason: string } } }>(
       t.url,
@@ -173,6 +184,7 @@ describe('opening links', () => {
         status: 303,
         location: `/applicant/?link=${why}`,
         setCookie: null,
+        page: undefined,
       });
     }
     const statuses = Object.fromEntries((await links(f.id)).body.items.map((l) => [l.id, l.status]));
@@ -253,8 +265,8 @@ describe("links under a native app's tenant_path", () => {
     const link = await mintLink(t, acme, f.id);
     expect(link.url).toMatch(new RegExp(`^${t.url}/acme/verify/[A-Za-z0-9_-]{22}$`));
     const opened = await openInBrowser(link.url);
-    expect(opened.status).toBe(303);
-    expect(opened.location).toBe('/applicant/');
+    expect([opened.status, opened.location]).toEqual([200, null]);
+    expect(opened.page?.text).toContain('<main id="app"');
     cookiePair(opened.setCookie);
     // the web fallback /verify works for the same kind of link; another tenant's link under Acme's path does not
     const g = await journeyFlow(t, globex, 'kyc');
@@ -262,7 +274,10 @@ describe("links under a native app's tenant_path", () => {
     expect(theirs.url).toMatch(/\/verify\/[A-Za-z0-9_-]{22}$/);
     const token = theirs.url.split('/').pop();
     expect((await openInBrowser(`${t.url}/acme/verify/${token}`)).location).toBe('/applicant/?link=unknown');
-    expect((await openInBrowser(theirs.url)).location).toBe('/applicant/');
+    const theirsOpened = await openInBrowser(theirs.url);
+    expect(theirsOpened.status).toBe(200);
+    // Globex's page: Acme's allowed origins do not frame it
+    expect(theirsOpened.page?.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     // a path that is no link base at all is not found
     expect((await openInBrowser(`${t.url}/nowhere/${'B'.repeat(22)}`)).status).toBe(404);
   });
