@@ -2,7 +2,7 @@
 // folded into one, and the entity's other entries in the screen's scope are scored against the subject too, so the
 // analyst sees every list entry of the entity with the name of each that matched best.
 import { AML_DATASETS } from '../ingest/entity.js';
-import { bestNames, type EntityBest } from './best-names.js';
+import { bestNames } from './best-names.js';
 import type { KindInfo } from './features.js';
 import type { IndexView } from './index-view.js';
 import { toMatches } from './matches.js';
@@ -44,17 +44,18 @@ export function namesOf(view: IndexView, e: number): number[] {
 const byScore = (a: Match, b: Match) =>
   b.score - a.score || (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0);
 
-/** Folds the matches of each consolidated entity into one (`best`: the entities the matches came from). */
-export function groupByEntity(ctx: GroupContext, matches: Match[], best: Map<number, EntityBest>): Match[] {
+/** Folds the matches of each consolidated entity into one (`entities`: the entity number of each match, in order).
+ * Only the matched entities' metadata is read (toMatches has it cached): a screen without matches, most of them,
+ * costs nothing here. */
+export function groupByEntity(ctx: GroupContext, matches: Match[], entities: readonly number[]): Match[] {
+  if (matches.length === 0) return matches;
   const { view, metas } = ctx;
-  const eidOf = new Map<string, number>();
-  for (const e of best.keys()) eidOf.set(metas.get(e).entity_id, e);
   const out: Match[] = [];
   const groups = new Map<string, { members: Match[]; cluster: number[] }>();
-  for (const m of matches) {
-    const e = eidOf.get(m.entity_id);
-    const meta = e === undefined ? undefined : metas.get(e);
-    if (meta?.cluster === undefined || meta.consolidated_id === undefined) {
+  for (let i = 0; i < matches.length; i++) {
+    const m = matches[i]!;
+    const meta = metas.get(entities[i]!);
+    if (meta.cluster === undefined || meta.consolidated_id === undefined) {
       out.push(m);
       continue;
     }

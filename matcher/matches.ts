@@ -14,7 +14,8 @@ import type { Match, ScreenOptions, ScreenSubject } from './types.js';
 const WEAK_KIND = NAME_KINDS.indexOf('weak');
 
 /** Adds the features (dates of birth, countries, identifiers, type, weak alias) to each entity's best name score
- * and keeps those at or above their effective threshold. */
+ * and keeps those at or above their effective threshold. `entities`, when given, receives each match's entity number
+ * in the matches' order (groupByEntity reads the entity's metadata by it). */
 export function toMatches(
   view: IndexView,
   metas: EntityMetaCache,
@@ -25,6 +26,7 @@ export function toMatches(
   identEntities: Set<number>,
   identValues: string[],
   minThreshold: number,
+  entities?: number[],
 ): Match[] {
   const { policy } = options;
   const weights = policy.feature_weights;
@@ -57,6 +59,7 @@ export function toMatches(
     if (combined.score < floor) continue;
     const matchedName = view.origName(b.name);
     const matchedKind = NAME_KINDS[view.nameKind[b.name]!] ?? 'alias';
+    entities?.push(b.entity);
     matches.push({
       entity_id: m.entity_id,
       source: m.source,

@@ -43,6 +43,7 @@ export function openIndex(data: IndexData): Screener {
       options.min_score ??
       effectiveThreshold(options.policy, options.datasets as readonly string[], options.use_case);
     const best = bestNames(view, names, subject, sk, queries, cands, identEntities, options, minThreshold);
+    const entryEntities: number[] = [];
     const entryMatches = toMatches(
       view,
       metas,
@@ -53,12 +54,13 @@ export function openIndex(data: IndexData): Screener {
       identEntities,
       identValues,
       minThreshold,
+      entryEntities,
     );
     // one match per consolidated entity (entries of several lists linked at dataset build)
     const matches = groupByEntity(
       { view, names, metas, subject, sk, queries, options, scope, allowed, identEntities, identValues },
       entryMatches,
-      best,
+      entryEntities,
     );
     matches.sort(
       (a, b) => b.score - a.score || (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0),
