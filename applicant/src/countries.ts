@@ -1,3 +1,4 @@
+import { alpha2Of } from '../../identity/chip/countries.js';
 import { locale } from './i18n';
 
 /** ISO 3166-1 alpha-2 codes (249): the choices of a country field when a template does not narrow them. */
@@ -6,10 +7,26 @@ export const COUNTRY_CODES =
     ' ',
   );
 
-/** `codes` with their names in the page's language, sorted by name. */
+/** ISO alpha-2 `codes` with their names in the page's language, sorted by name; a code the browser cannot name is
+ * shown as itself (Intl.DisplayNames throws on anything but a region code). */
 export function countryOptions(codes: readonly string[]): { code: string; name: string }[] {
   const names = new Intl.DisplayNames([locale()], { type: 'region' });
+  const nameOf = (code: string) => {
+    try {
+      return names.of(code.toUpperCase()) ?? code;
+    } catch {
+      return code;
+    }
+  };
   return codes
-    .map((code) => ({ code, name: names.of(code.toUpperCase()) ?? code }))
+    .map((code) => ({ code, name: nameOf(code) }))
     .sort((a, b) => a.name.localeCompare(b.name, locale()));
+}
+
+/** ICAO 9303 issuing-state codes (a template's `allowed_issuing_countries`: DEU, D, GBR, UTO …) as a list of names
+ * in the page's language, sorted, each name once (GBR and GBD are both the United Kingdom); '' for none. */
+export function issuingCountriesText(icaoCodes: readonly string[]): string {
+  const options = countryOptions(icaoCodes.map((code) => alpha2Of(code.toUpperCase()) ?? code.toUpperCase()));
+  const names = [...new Set(options.map((o) => o.name))];
+  return new Intl.ListFormat(locale(), { type: 'unit', style: 'short' }).format(names);
 }

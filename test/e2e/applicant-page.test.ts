@@ -132,7 +132,7 @@ describe.skipIf(!HAVE_CHROMIUM)('link-invalid pages in Chromium at 360 × 740', 
   });
 });
 
-describe.skipIf(!HAVE_CHROMIUM)('a chip still to read, in Chromium at 360 × 740', () => {
+describe.skipIf(!HAVE_CHROMIUM)('the document and done steps, in Chromium at 360 × 740', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await launchBrowser();
@@ -140,6 +140,36 @@ describe.skipIf(!HAVE_CHROMIUM)('a chip still to read, in Chromium at 360 × 740
   afterAll(async () => {
     await browser?.close();
   });
+
+  it("names the template's accepted issuing countries (ICAO codes) before the capture, in the page's language", async () => {
+    const tenant = await createTenant(t, { name: 'Acme', plan: 'contract' });
+    await journeyTemplate(t, tenant, 'eu', {
+      required_checks: ['document'],
+      allowed_document_types: ['passport', 'id_card'],
+      required_documents: [{ min: 1, side: 'single', types: ['passport', 'id_card'] }],
+      // ICAO 9303 codes as in the MRZ: D is Germany; GBR and FRA the ISO alpha-3 of the UK and France
+      allowed_issuing_countries: ['D', 'GBR', 'FRA'],
+    });
+    for (const [locale, names] of [
+      ['en-GB', 'France, Germany, United Kingdom'],
+      ['es-ES', 'Alemania, Francia, Reino Unido'],
+    ] as const) {
+      const flow = await journeyFlow(t, tenant, 'eu', { legal_name_first: 'Ann', legal_name_last: 'Lee' });
+      const link = await mintLink(t, tenant, flow.id);
+      const ctx = await browser.newContext({ viewport: PHONE, locale });
+      const page = await ctx.newPage();
+      page.setDefaultTimeout(60_000);
+      await page.goto(link.url);
+      await page.locator('[data-action="accept"]').click();
+      const step = page.locator('[data-step="document"]');
+      await step.waitFor();
+      expect(await step.textContent()).toContain(names);
+      // nothing is asked that would change nothing: the document's reading decides its country
+      expect(await page.locator('select').count()).toBe(0);
+      expect(await axeViolations(page)).toEqual([]);
+      await ctx.close();
+    }
+  }, 120_000);
 
   it("after submit, a flow that waits for its chip tells the applicant to read it with the tenant's app", async () => {
     const tenant = await createTenant(t, { name: 'Acme', plan: 'contract' });

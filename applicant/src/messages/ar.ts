@@ -44,8 +44,7 @@ export const ar: Catalogue = {
 
   'document.title': 'وثيقة هويتك',
   'document.type': 'نوع الوثيقة',
-  'document.country': 'بلد الإصدار',
-  'document.any_country': 'أي بلد',
+  'document.countries': 'الوثائق الصادرة عن: {countries}.',
   'document.nfc_required':
     'يجب أيضًا قراءة شريحة هذه الوثيقة: استخدم تطبيق {tenant} على هاتف يدعم NFC لإكمال هذه الخطوة.',
   'doc.passport': 'جواز السفر',

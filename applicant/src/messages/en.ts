@@ -46,8 +46,7 @@ export const en = {
 
   'document.title': 'Your identity document',
   'document.type': 'Document type',
-  'document.country': 'Issuing country',
-  'document.any_country': 'Any country',
+  'document.countries': 'Documents issued by: {countries}.',
   'document.nfc_required':
     "This document's chip must also be read: use {tenant}'s app on a phone with NFC to finish this step.",
   'doc.passport': 'Passport',

@@ -46,8 +46,7 @@ export const es: Catalogue = {
 
   'document.title': 'Su documento de identidad',
   'document.type': 'Tipo de documento',
-  'document.country': 'País de expedición',
-  'document.any_country': 'Cualquier país',
+  'document.countries': 'Documentos expedidos por: {countries}.',
   'document.nfc_required':
     'También hay que leer el chip de este documento: use la aplicación de {tenant} en un móvil con NFC para terminar este paso.',
   'doc.passport': 'Pasaporte',

@@ -1,13 +1,14 @@
 import { useState } from 'preact/hooks';
 import { api, type DocumentStep, type SessionView, sendCapture } from '../api';
 import { Capture } from '../capture';
-import { COUNTRY_CODES, countryOptions } from '../countries';
+import { issuingCountriesText } from '../countries';
 import { t, tMaybe } from '../i18n';
 import { Screen } from '../ui';
 
 /**
- * The document step: type and issuing country (its own screen unless only one type is possible), then one capture
- * screen per required side of that type not yet uploaded. The server's view says what is done, so a reload resumes
+ * The document step: its type, with the issuing countries the template accepts (its own screen unless only one type
+ * is possible and any country will do), then one capture screen per required side of that type not yet uploaded. The
+ * country is not asked: the document's reading decides it, and the check compares it with the accepted ones. The server's view says what is done, so a reload resumes
  * at the first side still missing.
  */
 
@@ -44,22 +45,13 @@ export function Document(props: {
   const [type, setType] = useState<string | null>(
     started ?? (types.length === 1 ? (types[0] ?? null) : null),
   );
-  const [country, setCountry] = useState('');
   const [chosen, setChosen] = useState(
     Boolean(started) || (types.length === 1 && !step.allowed_issuing_countries.length),
   );
 
   if (!chosen || !type) {
     return (
-      <Choose
-        step={step}
-        types={types}
-        type={type}
-        country={country}
-        onType={setType}
-        onCountry={setCountry}
-        onNext={() => type && setChosen(true)}
-      />
+      <Choose step={step} types={types} type={type} onType={setType} onNext={() => type && setChosen(true)} />
     );
   }
   const side = sidesToCapture(step, type)[0] ?? 'single';
@@ -100,14 +92,10 @@ function Choose(props: {
   step: DocumentStep;
   types: string[];
   type: string | null;
-  country: string;
   onType: (t: string) => void;
-  onCountry: (c: string) => void;
   onNext: () => void;
 }) {
-  const countries = props.step.allowed_issuing_countries.length
-    ? props.step.allowed_issuing_countries
-    : COUNTRY_CODES;
+  const countries = issuingCountriesText(props.step.allowed_issuing_countries);
   return (
     <Screen step="document" title={t('document.title')}>
       <form
@@ -133,22 +121,11 @@ function Choose(props: {
             </div>
           ))}
         </fieldset>
-        <div class="field">
-          <label for="doc-country">{t('document.country')}</label>
-          <select
-            id="doc-country"
-            name="issuing_country"
-            value={props.country}
-            onChange={(e) => props.onCountry((e.currentTarget as HTMLSelectElement).value)}
-          >
-            <option value="">{t('document.any_country')}</option>
-            {countryOptions(countries).map((c) => (
-              <option key={c.code} value={c.code}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        {countries && (
+          <p class="notice" id="doc-countries">
+            {t('document.countries', { countries })}
+          </p>
+        )}
         <div class="actions">
           <button type="submit" class="primary" data-action="next" disabled={!props.type}>
             {t('next')}
