@@ -13,7 +13,7 @@ import {
   unmatchedCostOf,
   weightOf,
 } from './token-facts.js';
-import { pairSimilarity } from './token-similarity.js';
+import { companyTypo, pairSimilarity, TYPO_FLOOR_EDITS, typingSlip } from './token-similarity.js';
 import { ACRONYM_DISCOUNT, BIN_SWAP, FORM_CONFLICT, SCORE_PARAMS, type ScoreParams } from './weights.js';
 
 /** Tokens per name that alignment reads (and the bound covers). */
@@ -70,11 +70,31 @@ export function nameSimilarity(
     if (qg) s = Math.max(s, p.joinedDiscount * alignSimilarity(qg, c, org, p));
     const cg = splitGluedParticle(c, q);
     if (cg) s = Math.max(s, p.joinedDiscount * alignSimilarity(q, cg, org, p));
+    const r = rawSimilarity(q, c, org, p);
+    if (r > s) s = r;
   }
   // both written in Han or Hangul: a character is a whole syllable, and two spellings that romanise alike
   // (高石/高市, 종/정) are different names; the character-level similarity caps the score
   if (q.cjk.length >= 2 && c.cjk.length >= 2 && q.cjk !== c.cjk) s = Math.min(s, editRatio(q.cjk, c.cjk));
   return s;
+}
+
+/** The names compared by their letters as written (PreparedName.raw), which folding can move apart: the same
+ * letters spaced or punctuated otherwise (`ZANGANEHTOURAJ` and `ZANGANEH, Touraj`, `JOINT STOCK COMPANYPLASMA`, `GREEN
+ * ISLANDS.A.`) score like the joined alternative; two one-word names one typing slip apart as written (`SYMHPONY`,
+ * `TROONTO`, `THHANE`; for a company any one edit) score the slip floor of their folded words, which folding had
+ * moved apart (`symhponi`/`simfoni`, `truntu`/`torontu`). 0 when it does not apply. */
+export function rawSimilarity(q: PreparedName, c: PreparedName, org: boolean, p: ScoreParams): number {
+  const a = q.raw;
+  const b = c.raw;
+  if (a.length === 0 || b.length === 0 || q.tokens.length === 0 || c.tokens.length === 0) return 0;
+  if (a === b || a === c.rawSwapped) return p.joinedDiscount;
+  if (q.tokens.length !== 1 || c.tokens.length !== 1) return 0;
+  // the slip must fall in a word of 4+ letters, not in a legal form written beside it (BD p.l.c. / BP p.l.c.)
+  const lq = q.tokens[0]!.length;
+  const lc = c.tokens[0]!.length;
+  if (Math.min(lq, lc) < 4 || (!typingSlip(a, b) && !(org && companyTypo(a, b)))) return 0;
+  return 1 - TYPO_FLOOR_EDITS / Math.max(lq, lc, 5);
 }
 
 /** If a token of `a` (2–5 letters, not a particle, absent from `b`) spells the initials of a run of tokens

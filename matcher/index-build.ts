@@ -189,10 +189,12 @@ function addNames(e: Entity, eid: number, cols: Columns, postings: Postings, ide
     if (!value) continue;
     const nn = normalizeName(value, kind);
     if (nn.tokens.length === 0) continue;
-    const normText = nn.tokens.join(' ') + '|' + nn.legalForms.join(' ') + '|' + (nn.cjk ?? '');
+    const content = nn.tokens.join(' ') + '|' + nn.legalForms.join(' ') + '|' + (nn.cjk ?? '');
+    // the letters as written (and in the other order) follow, for rawSimilarity
+    const normText = nn.raw ? `${content}|${nn.raw}|${nn.rawSwapped ?? ''}` : content;
     const kindIdx = NAME_KINDS.indexOf(n.kind);
-    // the same normalised name twice (e.g. alias differing only in case) adds nothing
-    const dedupKey = normText + '#' + (kindIdx === 2 ? 'w' : '');
+    // the same normalised name twice (e.g. alias differing only in case or spacing) adds nothing
+    const dedupKey = content + '#' + (kindIdx === 2 ? 'w' : '');
     if (seen.has(dedupKey)) continue;
     seen.add(dedupKey);
     const nameId = cols.nameEntity.length;

@@ -99,7 +99,8 @@ export class IndexView {
     return decoder.decode(this.scratch.subarray(0, len));
   }
 
-  /** A name's normalised text as the index stores it: tokens|legal forms|Han, Hangul and kana characters. */
+  /** A name's normalised text as the index stores it: tokens|legal forms|Han, Hangul and kana characters, then (when
+   * it has them) |its letters as written|and in the other order (NormalizedName.raw). */
   normText(id: number): string {
     return this.text(this.nameNormBytes, this.nameNormOff[id]!, this.nameNormOff[id + 1]!);
   }
@@ -108,15 +109,21 @@ export class IndexView {
   normName(id: number, s: string): PreparedName {
     const bar = s.indexOf('|');
     const bar2 = s.indexOf('|', bar + 1);
+    const bar3 = bar2 < 0 ? -1 : s.indexOf('|', bar2 + 1);
+    const bar4 = bar3 < 0 ? -1 : s.indexOf('|', bar3 + 1);
     const toks = s.slice(0, bar);
     const forms = s.slice(bar + 1, bar2 < 0 ? s.length : bar2);
-    const cjk = bar2 < 0 ? '' : s.slice(bar2 + 1);
+    const cjk = bar2 < 0 ? '' : s.slice(bar2 + 1, bar3 < 0 ? s.length : bar3);
     const n: NormalizedName = {
       tokens: toks.length ? toks.split(' ') : [],
       legalForms: forms.length ? forms.split(' ') : [],
       abjad: (this.nameFlags[id]! & FLAG_ABJAD) !== 0,
     };
     if (cjk) n.cjk = cjk;
+    if (bar4 > bar3 + 1) {
+      n.raw = s.slice(bar3 + 1, bar4);
+      if (bar4 + 1 < s.length) n.rawSwapped = s.slice(bar4 + 1);
+    }
     return prepareNormalized(n);
   }
 

@@ -40,6 +40,10 @@ const {
   HDR_FLAGS,
   HDR_INITIALS,
   HDR_JSK_LEN,
+  HDR_RAW,
+  HDR_RAW_SWAPPED,
+  HDR_RAW_LEN,
+  HDR_RAW_FIRST,
   T0,
   F_ABJAD,
   F_CJK,
@@ -231,7 +235,10 @@ export function cheapBound(
   if (out >= 0) return out;
   setLrAlike((flags & F_CJK) !== 0);
   try {
-    const ub = alignBound(undefined, qp, qo, undefined, cp, co, org, p, false, (flags & F_ABJAD) !== 0);
+    const ub = Math.max(
+      alignBound(undefined, qp, qo, undefined, cp, co, org, p, false, (flags & F_ABJAD) !== 0),
+      rawBound(qp, qo, cp, co, p),
+    );
     // the token-pair bounds in pairBound are this pair's (exactBound reuses them)
     lastQp = qp;
     lastQo = qo;
@@ -263,10 +270,30 @@ export function exactBound(
   lastCp = undefined;
   setLrAlike((flags & F_CJK) !== 0);
   try {
-    return alignBound(q, qp, 0, c, cp, co, org, p, true, abjadMode, reuse);
+    return Math.max(
+      alignBound(q, qp, 0, c, cp, co, org, p, true, abjadMode, reuse),
+      rawBound(qp, 0, cp, co, p),
+    );
   } finally {
     setLrAlike(false);
   }
+}
+
+/** An upper bound of rawSimilarity (alignment.ts) from the packed headers: equal letter hashes and lengths may be
+ * equal letters (the joined discount); two one-token names of 4+-letter tokens whose letters as written start alike
+ * and differ in length by at most one may be one slip apart (the slip floor of the longer folded token). */
+function rawBound(qp: Int32Array, qo: number, cp: Int32Array, co: number, p: ScoreParams): number {
+  const lq = qp[qo + HDR_RAW_LEN]!;
+  const lc = cp[co + HDR_RAW_LEN]!;
+  if (lq === 0 || lc === 0) return 0;
+  const h = qp[qo + HDR_RAW]!;
+  if (lq === lc && (h === cp[co + HDR_RAW] || h === cp[co + HDR_RAW_SWAPPED])) return p.joinedDiscount;
+  if (qp[qo + HDR_N] !== 1 || cp[co + HDR_N] !== 1) return 0;
+  if (qp[qo + HDR_RAW_FIRST] !== cp[co + HDR_RAW_FIRST] || Math.abs(lq - lc) > 1 || Math.min(lq, lc) < 4)
+    return 0;
+  const tq = qp[qo + T0 + PK_LEN]! & PK_LEN_BITS;
+  const tc = cp[co + T0 + PK_LEN]! & PK_LEN_BITS;
+  return Math.min(tq, tc) < 4 ? 0 : 1 - SLIP_EDITS / Math.max(tq, tc, 5);
 }
 
 let lastQp: Int32Array | undefined;

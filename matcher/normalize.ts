@@ -28,6 +28,13 @@ export interface NormalizedName {
    * is one syllable, so two names in the same script are also compared character by character; none of them tells
    * l from r, so a name with any of them compares l and r at half an edit (edit-distance.ts) */
   cjk?: string;
+  /** the name's letters and digits as written (lower-case ASCII, no spaces or punctuation, legal forms and titles
+   * kept: `ZANGANEH, Touraj` → zanganehtouraj), and for a name written `FAMILY, Given` the same in the other order
+   * (rawSwapped); absent for a name in an abjad or in Han, Hangul or kana. Folding reads a word's letters in their
+   * context (a final -eh, a doubled or swapped letter), so two spellings that differ only in spacing or by one typing
+   * slip can fold far apart: rawSimilarity compares these instead */
+  raw?: string;
+  rawSwapped?: string;
 }
 
 // scripts that leave short or inherent vowels unwritten: Hebrew, Arabic/Persian/Urdu, Syriac, Thaana, Thai, Lao,
@@ -790,6 +797,7 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
     s = s.replace(/(?<![a-z0-9])((?:[a-z]\.)+[a-z])\.?(?![a-z0-9])/g, (m) => m.replace(/\./g, ''));
   if (QUOTE_RE.test(s)) s = s.replace(/['’]s\b/g, '').replace(/['’‘`´ʼʻ"]/g, '');
   if (s.includes('&')) s = s.replace(/&/g, ' and ');
+  const letters = abjad || cjk ? undefined : rawLetters(s);
   s = s.replace(/[^a-z0-9]+/g, ' ').trim();
   let words = s.length ? s.split(' ') : [];
   words = fixTailForm(numberWords(words));
@@ -896,7 +904,23 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
   }
   const out: NormalizedName = { tokens, legalForms, abjad };
   if (cjk) out.cjk = cjk;
+  if (letters !== undefined && letters.written.length > 0) {
+    out.raw = letters.written;
+    if (letters.swapped !== undefined) out.rawSwapped = letters.swapped;
+  }
   return out;
+}
+
+const NOT_ALNUM_RE = /[^a-z0-9]+/g;
+
+/** The letters and digits of a lower-cased, transliterated name, as written and, for a name with one comma (`FAMILY,
+ * Given`), with the part after the comma first (NormalizedName.raw). */
+function rawLetters(s: string): { written: string; swapped?: string } {
+  const written = s.replace(NOT_ALNUM_RE, '');
+  const comma = s.indexOf(',');
+  if (comma < 0 || s.indexOf(',', comma + 1) >= 0) return { written };
+  const swapped = s.slice(comma + 1).replace(NOT_ALNUM_RE, '') + s.slice(0, comma).replace(NOT_ALNUM_RE, '');
+  return swapped === written ? { written } : { written, swapped };
 }
 
 /** Other readings of a name, screened beside it: a 3-character Han name that reads as a Korean name (family

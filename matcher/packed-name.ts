@@ -1,6 +1,7 @@
 // A prepared name as numbers (packName): a header, then five int32 per token. The score bound (name-bound.ts) reads
 // these contiguous numbers instead of the name's strings; the screener copies them into its arena.
 import { fnv1a } from './keys.js';
+import type { NormalizedName } from './normalize.js';
 import { GENERIC, GLUE_HEAD_TOKENS, gluedHead, PARTICLES, PATRONYMIC_END } from './token-facts.js';
 
 /** packName: five int32 per token. */
@@ -44,12 +45,17 @@ export function letterMask(t: string): number {
 }
 
 /** packName's header: the token count, the flags, the letterMask of the initials, the length of the joined skeleton
- * (joinedSkel); the tokens follow at T0. */
+ * (joinedSkel), the hashes of the name's letters as written and in the other order (raw, rawSwapped; 0 when absent),
+ * their length and first character; the tokens follow at T0. */
 const HDR_N = 0;
 const HDR_FLAGS = 1;
 const HDR_INITIALS = 2;
 const HDR_JSK_LEN = 3;
-const T0 = 4;
+const HDR_RAW = 4;
+const HDR_RAW_SWAPPED = 5;
+const HDR_RAW_LEN = 6;
+const HDR_RAW_FIRST = 7;
+const T0 = 8;
 const F_ABJAD = 1;
 const F_CJK = 2;
 /** some token is a single letter (an initial) */
@@ -59,18 +65,22 @@ const F_INITIAL = 4;
  * length, first character code, stem hash. The bound reads these contiguous numbers (one
  * array per name) instead of the name's strings. */
 export function packName(
-  tokens: readonly string[],
+  n: NormalizedName,
   skels: readonly string[],
-  abjad: boolean,
-  cjk: boolean,
   initialsMask: number,
   joinedSkel: string,
 ): Int32Array {
+  const tokens = n.tokens;
   const out = new Int32Array(T0 + tokens.length * PK);
   out[HDR_N] = tokens.length;
   out[HDR_INITIALS] = initialsMask;
   out[HDR_JSK_LEN] = joinedSkel.length;
-  let flags = (abjad ? F_ABJAD : 0) | (cjk ? F_CJK : 0);
+  const raw = n.raw ?? '';
+  out[HDR_RAW] = raw ? fnv1a(raw) | 0 : 0;
+  out[HDR_RAW_SWAPPED] = n.rawSwapped ? fnv1a(n.rawSwapped) | 0 : 0;
+  out[HDR_RAW_LEN] = raw.length;
+  out[HDR_RAW_FIRST] = raw ? raw.charCodeAt(0) : 0;
+  let flags = (n.abjad ? F_ABJAD : 0) | ((n.cjk ?? '').length > 0 ? F_CJK : 0);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const o = T0 + i * PK;
@@ -118,6 +128,10 @@ export const PACKED = Object.freeze({
   HDR_FLAGS,
   HDR_INITIALS,
   HDR_JSK_LEN,
+  HDR_RAW,
+  HDR_RAW_SWAPPED,
+  HDR_RAW_LEN,
+  HDR_RAW_FIRST,
   T0,
   F_ABJAD,
   F_CJK,

@@ -20,6 +20,9 @@ export interface PreparedName {
   digits: string;
   /** first letter of every token, for acronyms (PLA ↔ People's Liberation Army, JC ↔ Jean-Claude) */
   initials: string;
+  /** the name's letters as written, and in the other order for `FAMILY, Given` ('' when none: NormalizedName.raw) */
+  raw: string;
+  rawSwapped: string;
   /** the name as numbers for nameSimilarityBound (packName): token count, flags, the initials' letters, then the
    * tokens */
   packed: Int32Array;
@@ -43,7 +46,9 @@ export function prepareNormalized(n: NormalizedName): PreparedName {
     cjk: n.cjk ?? '',
     initials,
     digits: hasDigit(joined) ? joined.replace(/[^0-9]/g, '') : '',
-    packed: packName(n.tokens, skels, n.abjad, (n.cjk ?? '').length > 0, letterMask(initials), joinedSkel),
+    raw: n.raw ?? '',
+    rawSwapped: n.rawSwapped ?? '',
+    packed: packName(n, skels, letterMask(initials), joinedSkel),
     sims: undefined,
   };
 }
@@ -67,6 +72,8 @@ export function retainedCopy(p: PreparedName): PreparedName {
     cjk: p.cjk,
     initials: p.initials,
     digits: p.digits,
+    raw: p.raw,
+    rawSwapped: p.rawSwapped,
     packed: p.packed.slice(),
     sims: undefined,
   };
