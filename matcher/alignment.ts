@@ -3,6 +3,7 @@
 
 import { editRatio, lrAlike, setLrAlike } from './edit-distance.js';
 import { canonicalWord, foldToken, type NormalizedName } from './normalize.js';
+import { PACKED } from './packed-name.js';
 import { type PreparedName, prepareNormalized } from './prepared-name.js';
 import {
   GENERIC,
@@ -119,7 +120,7 @@ export function collapseAcronym(a: PreparedName, b: PreparedName): PreparedName 
 export function splitGluedParticle(a: PreparedName, b: PreparedName): PreparedName | undefined {
   const nb = Math.min(b.tokens.length, MAX_T);
   const na = Math.min(a.tokens.length, MAX_T);
-  if (nb < 2) return undefined;
+  if (nb < 2 || !anyGlued(a.packed, na)) return undefined;
   for (let j = 0; j < nb; j++) {
     const head = b.tokens[j]!;
     if (!GLUE_HEAD_TOKENS.has(head)) continue;
@@ -127,7 +128,7 @@ export function splitGluedParticle(a: PreparedName, b: PreparedName): PreparedNa
       if (k === j) continue;
       const next = b.tokens[k]!;
       for (let i = 0; i < na; i++) {
-        if (!gluedTo(a.tokens[i]!, head, next)) continue;
+        if (!glued(a.packed, i) || !gluedTo(a.tokens[i]!, head, next)) continue;
         const tokens = [...a.tokens.slice(0, i), head, next, ...a.tokens.slice(i + 1)];
         const n: NormalizedName = { tokens, legalForms: a.legalForms, abjad: a.abjad };
         if (a.cjk) n.cjk = a.cjk;
@@ -136,6 +137,21 @@ export function splitGluedParticle(a: PreparedName, b: PreparedName): PreparedNa
     }
   }
   return undefined;
+}
+
+const { PK, PK_LEN, PK_GLUED, T0 } = PACKED;
+
+/** Whether token `i` of a packed name starts with a particle's spelling glued to 2+ letters (packName's PK_GLUED,
+ * gluedHead): gluedTo is false for every other token, and reading the flag saves its prefix lookups, which
+ * nameSimilarity asks for every token pair of most names it scores. */
+function glued(packed: Int32Array, i: number): boolean {
+  return (packed[T0 + i * PK + PK_LEN]! & PK_GLUED) !== 0;
+}
+
+/** Whether any of the first `n` tokens of a packed name is glued (glued). */
+function anyGlued(packed: Int32Array, n: number): boolean {
+  for (let i = 0; i < n; i++) if (glued(packed, i)) return true;
+  return false;
 }
 
 /** Whether the folded word `t` is a spelling of the particle `head` glued to the folded token `next`: it starts with
