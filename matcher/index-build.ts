@@ -2,7 +2,7 @@
 // N worker threads wrap the same memory; JS Maps are used only while building.
 import { AML_DATASETS, ENTITY_SCHEMAS, type Entity } from '../ingest/entity.js';
 import { normIdentifier } from './features.js';
-import { fnv1a, KEY_IDENT, nameKeys, schemaNameKind } from './keys.js';
+import { fnv1a, KEY_IDENT, nameKeys, schemaNameKind, tokenKeys } from './keys.js';
 import { assertLayoutFits, engineCounts, FLAG_ABJAD, INDEX_FORMAT, NAME_KINDS } from './layout.js';
 import { buildFoldCache, normalizeName } from './normalize.js';
 import type { IndexData, IndexStats } from './types.js';
@@ -72,6 +72,9 @@ function typedSab(n: number, bytesPer: number): SharedArrayBuffer {
   return new SharedArrayBuffer(Math.max(bytesPer, n * bytesPer));
 }
 
+/** Tokens whose key ids a build keeps (Postings.addToken); beyond, the cache starts again. */
+const TOKEN_CACHE_MAX = 1 << 20;
+
 /** Posting pairs (key id, name id) in name order, and the keys in first-seen order (build-time only): flat typed
  * arrays rather than millions of small JS arrays keep a 1M-entity build fast and its heap small. */
 class Postings {
@@ -83,7 +86,41 @@ class Postings {
   // the name id a key was last posted for: a name's duplicate keys are dropped without a per-name Set
   private lastPosted = new Int32Array(1 << 16);
 
+  // per token, its own keys' ids (tokenKeys) as a count (low 3 bits) and an offset into tokenIds: a token recurs
+  // across names, and its ids cost one lookup of the token instead of making and looking up four key strings
+  private readonly tokenAt = new Map<string, number>();
+  private tokenIds = new Int32Array(1 << 16);
+  private nTokenIds = 0;
+
   add(k: string, nameId: number): void {
+    this.post(this.keyId(k), nameId);
+  }
+
+  /** Posts token `t`'s own keys (tokenKeys) for name `nameId`: the same ids, new ones in the same order, as adding
+   * them one by one. */
+  addToken(t: string, nameId: number): void {
+    let at = this.tokenAt.get(t);
+    if (at === undefined) {
+      if (this.tokenAt.size >= TOKEN_CACHE_MAX) {
+        this.tokenAt.clear();
+        this.nTokenIds = 0;
+      }
+      if (this.nTokenIds + 4 > this.tokenIds.length) {
+        const grown = new Int32Array(this.tokenIds.length * 2);
+        grown.set(this.tokenIds);
+        this.tokenIds = grown;
+      }
+      const from = this.nTokenIds;
+      tokenKeys(t, { add: (k: string) => (this.tokenIds[this.nTokenIds++] = this.keyId(k)) });
+      at = from * 8 + (this.nTokenIds - from);
+      this.tokenAt.set(t, at);
+    }
+    const from = at >>> 3;
+    const to = from + (at & 7);
+    for (let i = from; i < to; i++) this.post(this.tokenIds[i]!, nameId);
+  }
+
+  private keyId(k: string): number {
     let id = this.keyIds.get(k);
     if (id === undefined) {
       id = this.keyList.length;
@@ -96,6 +133,10 @@ class Postings {
       }
       this.lastPosted[id] = -1;
     }
+    return id;
+  }
+
+  private post(id: number, nameId: number): void {
     if (this.lastPosted[id] === nameId) return;
     this.lastPosted[id] = nameId;
     if (this.nPairs === this.pairKey.length) {
@@ -204,7 +245,7 @@ function addNames(e: Entity, eid: number, cols: Columns, postings: Postings, ide
     cols.nameFlags.push(nn.abjad ? FLAG_ABJAD : 0);
     cols.norm.add(normText);
     cols.orig.add(value);
-    nameKeys(nn, { add: (k: string) => postings.add(k, nameId) }, true);
+    nameKeys(nn, { add: (k: string) => postings.add(k, nameId) }, true, (t) => postings.addToken(t, nameId));
   }
   if (firstName < 0) return;
   identSeen.clear();

@@ -54,11 +54,17 @@ export function keyWeight(key: string): number {
 /** Longest token of an adjacent pair for which the index side still posts the joined pair keys. */
 export const INDEX_PAIR_MAX_SHORT = 4;
 
-/** Emits the retrieval keys of a name into `out` (a Set, or any sink that tolerates duplicates). Joined
+/** Emits the retrieval keys of a name into `out` (a Set, or any sink that tolerates duplicates); `perToken`, when
+ * given, emits each token's own keys (tokenKeys) in its place (the index build posts them from a cache). Joined
  * pair keys find names written split on one side and joined on the other (Abd Allah / Abdullah). Queries post
  * every pair; the index posts pairs only when one part is short (a particle or syllable: abd, al, tse), which
  * is how list names come split, and keeps a 1M-name key table a third smaller. */
-export function nameKeys(n: NormalizedName, out: { add(key: string): unknown }, indexSide = false): void {
+export function nameKeys(
+  n: NormalizedName,
+  out: { add(key: string): unknown },
+  indexSide = false,
+  perToken?: (t: string) => void,
+): void {
   const toks = n.tokens;
   // a single-token name of 4–9 letters is also found by its letter bag (a slip moves its skeleton)
   if (toks.length === 1 && toks[0]!.length >= 4 && toks[0]!.length <= 9) out.add(slipKey(toks[0]!));
@@ -67,11 +73,8 @@ export function nameKeys(n: NormalizedName, out: { add(key: string): unknown }, 
     deleteKeys(toks[0]!, out);
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
-    if (t.length >= 2) out.add(KEY_TOKEN + t);
-    const sk = skeleton(t);
-    if (sk.length >= 2) out.add(KEY_SKEL + sk);
-    if (t.length >= 5) out.add(KEY_PREFIX + t.slice(0, 4));
-    if (t.length >= 6) out.add(KEY_SUFFIX + t.slice(-4));
+    if (perToken === undefined) tokenKeys(t, out);
+    else perToken(t);
     const next = toks[i + 1];
     if (next !== undefined && (!indexSide || Math.min(t.length, next.length) <= INDEX_PAIR_MAX_SHORT)) {
       const j = t + next;
@@ -80,6 +83,15 @@ export function nameKeys(n: NormalizedName, out: { add(key: string): unknown }, 
       if (sj.length >= 3) out.add(KEY_SKEL + sj);
     }
   }
+}
+
+/** The keys of one token on its own, in nameKeys' order: the token, its skeleton, its prefix and its suffix. */
+export function tokenKeys(t: string, out: { add(key: string): unknown }): void {
+  if (t.length >= 2) out.add(KEY_TOKEN + t);
+  const sk = skeleton(t);
+  if (sk.length >= 2) out.add(KEY_SKEL + sk);
+  if (t.length >= 5) out.add(KEY_PREFIX + t.slice(0, 4));
+  if (t.length >= 6) out.add(KEY_SUFFIX + t.slice(-4));
 }
 
 export function schemaNameKind(schema: EntitySchema): NameKind {
