@@ -9,6 +9,7 @@ import { actorOf, writeAudit } from '../audit/audit.js';
 import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import { type Sql, transaction } from '../db/sql.js';
+import { NotFound, StateConflict } from '../domain-errors.js';
 import { ApiError } from '../errors.js';
 
 export interface ChipDeps {
@@ -21,7 +22,9 @@ export interface ChipDeps {
 /** How long an Active Authentication challenge stays valid. */
 export const CHALLENGE_TTL_SECONDS = 300;
 
-const TERMINAL = new Set(['APPROVED', 'REJECTED', 'FAILED']);
+/** Decided flows: a review is a decision too, and the document check a reviewer reads was recorded before; chip
+ * data arriving now would be stored and change nothing. */
+const DECIDED = new Set(['APPROVED', 'REJECTED', 'FAILED', 'NEEDS_REVIEW']);
 
 interface ChipTarget {
   applicant_id: string;
@@ -48,14 +51,15 @@ async function chipTarget(
     join applicants a on a.id = d.applicant_id and a.tenant_id = d.tenant_id
     left join flow_templates t on t.id = f.flow_template_id
     where d.id = ${documentId} and d.flow_id = ${flowId} and d.tenant_id = ${tenantId} and a.erased_at is null`;
-  if (!d) throw new ApiError('not_found', { message: 'Document not found' });
-  if (TERMINAL.has(d.flow_status)) {
-    throw new ApiError('conflict', { message: `The flow is ${d.flow_status}: it accepts no more chip data` });
+  if (!d) throw new NotFound('Document');
+  if (DECIDED.has(d.flow_status)) {
+    throw new StateConflict('conflict', `The flow is ${d.flow_status}: it accepts no more chip data`, {
+      status: d.flow_status,
+    });
   }
   if (d.upload_status === 'rejected') {
-    throw new ApiError('document_state_conflict', {
-      message: 'The document was rejected',
-      details: { upload_status: d.upload_status },
+    throw new StateConflict('document_state_conflict', 'The document was rejected', {
+      upload_status: d.upload_status,
     });
   }
   const refuse = (message: string, reason: string) =>

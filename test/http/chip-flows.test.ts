@@ -543,6 +543,29 @@ describe.skipIf(!HAS_IDENTITY_DATA)('ePassport chips through HTTP', () => {
     expect(reused.body.error.code).toBe('chip_challenge_invalid');
   });
 
+  it('a decided flow, one in review included, refuses chip data: 409 naming its status, nothing stored', async () => {
+    // another holder's name on the flow: the passport's reading disagrees and the flow goes to review
+    const id = await startFlow('nfc-optional', {
+      ...anna,
+      legal_name_first: 'Berit',
+      legal_name_last: 'Holm',
+    });
+    const docId = await upload(id, 'passport', passportImage);
+    expect((await decided(id)).status).toBe('NEEDS_REVIEW');
+    const late = await call<{ error: { code: string; details: { status: string } } }>(
+      t.url,
+      'POST',
+      chipPath(id, docId),
+      { ...key(), body: body(chipOf(ds)) },
+    );
+    expect([late.status, late.body.error.code, late.body.error.details]).toEqual([
+      409,
+      'conflict',
+      { status: 'NEEDS_REVIEW' },
+    ]);
+    expect(await t.app.sql`select 1 from document_chips where flow_id = ${id}`).toHaveLength(0);
+  }, 120_000);
+
   it('erasure removes the chip data, its portrait and its embedding', async () => {
     const f = approved;
     expect(f).toBeDefined();
