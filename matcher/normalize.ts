@@ -391,6 +391,42 @@ export function fixTailForm(words: string[]): string[] {
   return words;
 }
 
+/** One-word legal forms of three or four letters (llc, ltd, inc, eood, fzco …): too short to be read misspelt
+ * anywhere (fuzzyFormWord), but at the end of a name one typing slip in them is still the form. */
+const SHORT_FORMS: readonly string[] = [
+  ...new Set(
+    LEGAL_FORMS.map(([phrase]) => phrase).filter((f) => !f.includes(' ') && f.length >= 3 && f.length <= 4),
+  ),
+];
+const slipFormMemo = new Map<string, string | null>();
+
+/** The last word of a name of two or more words read as the short legal form it misspells by one typing slip —
+ * the same first letter and the same letters, one optimal-string-alignment edit apart: a letter doubled, dropped
+ * where it is doubled, or two swapped (`LTTD`, `LDT`, `EOD` for `EOOD`, `FZZCO`, `FCZO`); a letter changed
+ * (`INK`, `LED`) is another word. */
+export function fixTailFormSlip(words: string[]): string[] {
+  const n = words.length;
+  const w = words[n - 1];
+  if (n < 2 || w === undefined || w.length < 3 || w.length > 5 || FORMS_BY_FIRST.has(w)) return words;
+  const f = memoised(slipFormMemo, w, slipFormOf);
+  return f === undefined ? words : [...words.slice(0, n - 1), f];
+}
+
+function slipFormOf(w: string): string | undefined {
+  for (const f of SHORT_FORMS) {
+    if (f[0] !== w[0] || Math.abs(f.length - w.length) > 1 || !sameLetters(f, w)) continue;
+    if (osa(w, f, 1) <= 1) return f;
+  }
+  return undefined;
+}
+
+/** Whether two words are made of the same set of letters. */
+function sameLetters(a: string, b: string): boolean {
+  for (const ch of a) if (!b.includes(ch)) return false;
+  for (const ch of b) if (!a.includes(ch)) return false;
+  return true;
+}
+
 const LONG_FORM_EXACT = { words: [], joined: '' };
 /** The first long form (in LONG_FORMS' order) that `cand` spells exactly (LONG_FORM_EXACT) or misspells, or
  * undefined. */
@@ -809,6 +845,7 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
   // legal forms: replace phrases by markers, then peel markers and connectives off both ends; a misspelt
   // form word (limietd, compnay) is read as the form when its phrase ends up peeled at an edge
   if (kind !== 'person') {
+    words = fixTailFormSlip(words);
     words = splitGluedTailForm(words);
     words = joinSpelledForms(words);
     words = expandCompanyWords(words);

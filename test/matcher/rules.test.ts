@@ -14,6 +14,7 @@ import {
   alternativeReadings,
   expandCompanyWords,
   fixTailForm,
+  fixTailFormSlip,
   foldToken,
   fuzzyFormWord,
   joinSpelledForms,
@@ -609,5 +610,23 @@ describe('names compared by their letters as written (issue 30)', () => {
     expect(raw('BD p.l.c.', 'BP p.l.c.')).toBe(0);
     expect(company('BD p.l.c.', 'BP p.l.c.')).toBeLessThan(T);
     expect(normalizeName('محمد علي', 'person').raw).toBeUndefined();
+  });
+});
+
+describe('a short legal form with a typing slip at the end (issue 30)', () => {
+  it('reads the last word as the three- or four-letter form it misspells by a doubled, dropped or swapped letter', () => {
+    expect(fixTailFormSlip(['frumineti', 'investments', 'lttd'])).toEqual([
+      'frumineti',
+      'investments',
+      'ltd',
+    ]);
+    expect(fixTailFormSlip(['havanatur', 'bahamas', 'ldt'])).toEqual(['havanatur', 'bahamas', 'ltd']);
+    expect(fixTailFormSlip(['meliora', 'academica', 'eod'])).toEqual(['meliora', 'academica', 'eood']);
+    expect(company('SPS ME FCZO', 'SPS ME FZCO')).toBe(1);
+    // a letter changed is another word, a lone word stays, and person names are never read for forms
+    expect(fixTailFormSlip(['acme', 'ink'])).toEqual(['acme', 'ink']);
+    expect(fixTailFormSlip(['acme', 'led'])).toEqual(['acme', 'led']);
+    expect(fixTailFormSlip(['lttd'])).toEqual(['lttd']);
+    expect(normalizeName('Anna Ldt', 'person').tokens).toHaveLength(2);
   });
 });
