@@ -175,6 +175,8 @@ export function acronymCandidate(len: number, particle: boolean, nb: number): bo
 }
 
 const matchOf = new Int8Array(MAX_T);
+/** Consonants a joined abjad skeleton needs for the joined alternative between names of as many tokens. */
+const ABJAD_JOIN_MIN = 6;
 
 function alignSimilarity(q: PreparedName, c: PreparedName, org: boolean, p: ScoreParams): number {
   setLrAlike(q.cjk.length > 0 || c.cjk.length > 0);
@@ -299,8 +301,14 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
   // two different legal forms (AG vs GmbH) usually mean two different companies of one group
   if (formsConflict(q.legalForms, c.legalForms)) align = Math.max(0, align - FORM_CONFLICT);
   // joined/split tokens (AlisherUsmanov, Patr ushev, abdul rahman) and abjad skeletons across tokens
-  // (numbers must agree: Bowne Global Solutions II is not Bowne Global Solutions)
-  if (nq !== nc || nq === 1 || abjadMode) {
+  // (numbers must agree: Bowne Global Solutions II is not Bowne Global Solutions); with as many tokens on both
+  // sides, abjad skeletons are joined only when they are long enough not to agree by chance (عبد الوهاب / Abdul
+  // Wahab, bdlwhb, split otherwise; not پارسا زمانی / Faris Mana'a, brsmn)
+  if (
+    nq !== nc ||
+    nq === 1 ||
+    (abjadMode && Math.min(q.joinedSkel.length, c.joinedSkel.length) >= ABJAD_JOIN_MIN)
+  ) {
     const alt = joinedScore(q, c, abjadMode, p);
     if (alt > align) align = alt;
   }

@@ -630,3 +630,17 @@ describe('a short legal form with a typing slip at the end (issue 30)', () => {
     expect(normalizeName('Anna Ldt', 'person').tokens).toHaveLength(2);
   });
 });
+
+describe('abjad skeletons joined only across a join (issue 30)', () => {
+  it('compares the joined consonant skeletons of an abjad name only when the token counts differ', () => {
+    // پارسا زمانی (Parsa Zamani) and Faris Mana'a share the joined skeleton brsmn, split otherwise
+    expect(prepareName('پارسا زمانی', 'person').joinedSkel).toBe(
+      prepareName("Faris Mana'a", 'person').joinedSkel,
+    );
+    expect(person('پارسا زمانی', "Faris Mana'a")).toBeLessThan(T);
+    // a name written joined on one side and apart on the other still meets it
+    expect(person('حسن نصر الله', 'Hassan Nasrallah')).toBeGreaterThanOrEqual(T);
+    expect(person('عبدالله', 'Abd Allah')).toBeGreaterThanOrEqual(T);
+    expect(person('علي شمشیری', 'Ali Shamshiri')).toBeGreaterThanOrEqual(T);
+  });
+});
