@@ -77,34 +77,43 @@ function foldUncached(raw: string): string {
     t = t.replace(/sk(?:iy|yy|ij|yi|ii|yj|y|i)$/, 'ski');
     t = t.replace(/off$/, 'ov').replace(/eff$/, 'ev');
   }
-  t = t
-    .replace(/tsch/g, 'ch')
-    .replace(/tch/g, 'ch')
-    .replace(/sch/g, 'sh')
-    .replace(/dzh/g, 'j')
-    .replace(/dj/g, 'j')
-    .replace(/ph/g, 'f')
-    .replace(/ck/g, 'k')
-    .replace(/kh/g, 'h')
-    .replace(/gh/g, 'g')
-    .replace(/th/g, 't')
-    .replace(/ou/g, 'u')
-    .replace(/oo/g, 'u')
-    .replace(/w/g, 'v')
-    .replace(/q/g, 'k')
-    .replace(/c(?=[eiy])/g, 's')
-    .replace(/c(?!h)/g, 'k')
+  // each rule in order, run only where the letters it rewrites occur (most words have few of them: an index build
+  // folds every distinct word once, and a regular expression that finds nothing still costs a search)
+  if (t.includes('tsch')) t = t.replace(/tsch/g, 'ch');
+  if (t.includes('tch')) t = t.replace(/tch/g, 'ch');
+  if (t.includes('sch')) t = t.replace(/sch/g, 'sh');
+  if (t.includes('dzh')) t = t.replace(/dzh/g, 'j');
+  if (t.includes('dj')) t = t.replace(/dj/g, 'j');
+  if (t.includes('ph')) t = t.replace(/ph/g, 'f');
+  if (t.includes('ck')) t = t.replace(/ck/g, 'k');
+  if (t.includes('kh')) t = t.replace(/kh/g, 'h');
+  if (t.includes('gh')) t = t.replace(/gh/g, 'g');
+  if (t.includes('th')) t = t.replace(/th/g, 't');
+  if (t.includes('ou')) t = t.replace(/ou/g, 'u');
+  if (t.includes('oo')) t = t.replace(/oo/g, 'u');
+  if (t.includes('w')) t = t.replace(/w/g, 'v');
+  if (t.includes('q')) t = t.replace(/q/g, 'k');
+  if (t.includes('c')) t = t.replace(/c(?=[eiy])/g, 's').replace(/c(?!h)/g, 'k');
+  if (t.includes('x'))
     // a word-initial x is never "ks" (pinyin Xi, Portuguese Xavier, English Xerxes): read it as s
-    .replace(/^x(?=[aeiouy])/, 's')
-    .replace(/x/g, 'ks');
-  if (t.length > 1) t = t[0] + t.slice(1).replace(/y/g, 'i');
-  t = t.replace(/([a-z])\1+/g, '$1');
+    t = t.replace(/^x(?=[aeiouy])/, 's').replace(/x/g, 'ks');
+  if (t.length > 1 && t.indexOf('y', 1) >= 0) t = t[0] + t.slice(1).replace(/y/g, 'i');
+  if (hasDoubledLetter(t)) t = t.replace(/([a-z])\1+/g, '$1');
   if (t.length > 3) t = t.replace(/([aeiou])h$/, '$1');
   // Slavic й written j at the end (Sergej, Nikolaj, Aleksej) reads as i
   if (t.length > 3) t = t.replace(/([aeo])j$/, '$1i');
   // silent final e after a consonant (Clarke/Clark, Browne/Brown, Stripe/Strip)
   if (t.length > 4) t = t.replace(/([b-df-hj-np-tv-z])e$/, '$1');
   return t;
+}
+
+/** Whether a letter a–z stands twice in a row in `t` (foldUncached's doubled-letter rule has work to do). */
+function hasDoubledLetter(t: string): boolean {
+  for (let i = 1; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c === t.charCodeAt(i - 1) && c >= 97 && c <= 122) return true;
+  }
+  return false;
 }
 
 /** Consonant skeleton with coarse classes (p/b/f/v, k/q/c/g, s/z): used for abjad-script comparison and
