@@ -252,9 +252,23 @@ export function sauvola(g: Gray, w: number, k = 0.2): Gray {
   return { data: out, width, height };
 }
 
+/** Skew estimates by image: a read asks for the same image's skew more than once (the barcode's deskewed look,
+ * the OCR search), and the estimate costs some 70 rotations of a small copy. Grey images are not changed once
+ * made, so an estimate holds for the image's life. */
+const skews = new WeakMap<Gray, Promise<number>>();
+
 /** The clockwise rotation in degrees, in [-90, 90), that makes text lines horizontal (upright or upside down),
  * found on a small binarised copy by maximising the sharpness of the horizontal projection profile (Postl). */
-export async function estimateSkew(g: Gray): Promise<number> {
+export function estimateSkew(g: Gray): Promise<number> {
+  let skew = skews.get(g);
+  if (!skew) {
+    skew = skewOf(g);
+    skews.set(g, skew);
+  }
+  return skew;
+}
+
+async function skewOf(g: Gray): Promise<number> {
   const scale = Math.min(1, 400 / Math.max(g.width, g.height));
   const small = scale < 1 ? await resize(g, g.width * scale, g.height * scale) : g;
   const bin = sauvola(small, Math.max(15, Math.round(Math.max(small.width, small.height) / 25)) | 1, 0.3);
