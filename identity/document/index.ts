@@ -18,9 +18,10 @@ export type {
   ReadStage,
 } from './types.js';
 
-/** Starts a tesseract worker (legacy engine, English traineddata from @tesseract.js-data/eng) and returns a
- * reader. `read` never throws: corrupt, unsupported or oversized files give `mrz: null` and `error`. Calls are
- * processed one at a time; call `close` to stop the OCR worker. */
+/** Starts the tesseract workers (legacy and LSTM engines, English traineddata from @tesseract.js-data/eng) and
+ * returns a reader at once, while they load. `read` does not throw for an image: corrupt, unsupported or oversized
+ * files give `mrz: null` and `error`; it rejects only when the engines could not load. Calls are processed one at a
+ * time; call `close` to stop the OCR workers. */
 export function createDocumentReader(options?: ReaderOptions): Promise<DocumentReader> {
   return createReader(options);
 }

@@ -33,49 +33,63 @@ export interface Ocr {
 
 export async function createOcr(): Promise<Ocr> {
   let failure: unknown = null;
-  const worker: Worker = await createWorker(
-    'eng',
-    OEM.TESSERACT_ONLY,
-    {
-      langPath: LANG_PATH,
-      gzip: true,
-      cacheMethod: 'none',
-      legacyCore: true,
-      legacyLang: true,
-      // without a handler tesseract.js throws from its message listener, which would crash the process
-      errorHandler: (e: unknown) => {
-        failure = e;
-      },
-    },
-    { load_system_dawg: '0', load_freq_dawg: '0' },
-  );
-  // the legacy classifier adapts to what it has seen unless learning is off: readings would depend on the
-  // order in which images were processed. A fixed resolution and debug output to /dev/null keep tesseract's
-  // warnings ("Invalid resolution", "Estimating resolution") off our stdout.
-  await worker.setParameters({
-    classify_enable_learning: '0',
-    user_defined_dpi: '300',
-    debug_file: '/dev/null',
-  });
-  const lstm: Worker = await createWorker(
-    'eng',
-    OEM.LSTM_ONLY,
-    {
-      langPath: LANG_PATH,
-      gzip: true,
-      cacheMethod: 'none',
-      errorHandler: (e: unknown) => {
-        failure = e;
-      },
-    },
-    { load_system_dawg: '0', load_freq_dawg: '0' },
-  );
-  await lstm.setParameters({
-    user_defined_dpi: '300',
-    debug_file: '/dev/null',
-    tessedit_pageseg_mode: PSM.SINGLE_BLOCK,
-    tessedit_char_whitelist: MRZ_CHARS,
-  });
+  const errorHandler = (e: unknown) => {
+    failure = e;
+  };
+  // the two engines load on threads of their own, at the same time: a reader's start waits for the slower one
+  // instead of both in turn
+  const started = await Promise.allSettled([
+    (async (): Promise<Worker> => {
+      const w = await createWorker(
+        'eng',
+        OEM.TESSERACT_ONLY,
+        {
+          langPath: LANG_PATH,
+          gzip: true,
+          cacheMethod: 'none',
+          legacyCore: true,
+          legacyLang: true,
+          // without a handler tesseract.js throws from its message listener, which would crash the process
+          errorHandler,
+        },
+        { load_system_dawg: '0', load_freq_dawg: '0' },
+      );
+      // the legacy classifier adapts to what it has seen unless learning is off: readings would depend on the
+      // order in which images were processed. A fixed resolution and debug output to /dev/null keep tesseract's
+      // warnings ("Invalid resolution", "Estimating resolution") off our stdout.
+      await w.setParameters({
+        classify_enable_learning: '0',
+        user_defined_dpi: '300',
+        debug_file: '/dev/null',
+      });
+      return w;
+    })(),
+    (async (): Promise<Worker> => {
+      const w = await createWorker(
+        'eng',
+        OEM.LSTM_ONLY,
+        { langPath: LANG_PATH, gzip: true, cacheMethod: 'none', errorHandler },
+        { load_system_dawg: '0', load_freq_dawg: '0' },
+      );
+      await w.setParameters({
+        user_defined_dpi: '300',
+        debug_file: '/dev/null',
+        tessedit_pageseg_mode: PSM.SINGLE_BLOCK,
+        tessedit_char_whitelist: MRZ_CHARS,
+      });
+      return w;
+    })(),
+  ]);
+  const [legacyStart, lstmStart] = started;
+  if (legacyStart.status === 'rejected' || lstmStart.status === 'rejected') {
+    // one engine failed to load: stop the other, so that no thread is left behind
+    await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.terminate() : null)));
+    throw legacyStart.status === 'rejected'
+      ? legacyStart.reason
+      : (lstmStart as PromiseRejectedResult).reason;
+  }
+  const worker = legacyStart.value;
+  const lstm = lstmStart.value;
   let mode = '';
   const setMode = async (psm: PSM, whitelist: string) => {
     const key = `${psm}|${whitelist}`;

@@ -80,21 +80,30 @@ interface Reading extends Parsed {
 export async function createReader(options: ReaderOptions = {}): Promise<DocumentReader> {
   const limits: ImageLimits = { ...DEFAULT_LIMITS, ...options };
   const locateFirst = options.locateFirst ?? true;
-  const engine = await createOcr();
-  await warmUp(engine);
+  // the engines load on their own threads while the reader is handed out: a first document's decoding, quality
+  // measures, barcode look and band location (this thread's work) overlap the loading instead of following it
+  let begun = false;
+  const loading = createOcr();
+  // a load failure is thrown by the reads that need the engines (and by close), not as an unhandled rejection
+  loading.catch(() => {});
+  const warm = loading.then((engine) => warmUp(engine, () => begun)).catch(() => {});
   // reads run one at a time (the queue), so one list collects the stages of the read in progress
   let stages: ReadStage[] | null = null;
-  const ocr = options.profile ? timedOcr(engine, (s) => stages?.push(s)) : engine;
+  const engine: Promise<Ocr> = loading.then((e) =>
+    options.profile ? timedOcr(e, (s) => stages?.push(s)) : e,
+  );
+  engine.catch(() => {});
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
   return {
     read(image: Uint8Array, side: ReadSide = 'single', docType?: string): Promise<DocumentReading> {
       const barcodeFirst = docType !== 'passport';
       const run = queue.then(async () => {
+        begun = true;
         stages = options.profile ? [] : null;
         const lap = stageClock((s) => stages?.push(s));
-        const reading = await readOne(ocr, image, { limits, locateFirst, barcodeFirst, lap }, side);
-        return stages ? { ...reading, profile: stages } : reading;
+        const result = await readOne(engine, image, { limits, locateFirst, barcodeFirst, lap }, side);
+        return stages ? { ...result, profile: stages } : result;
       });
       queue = run.catch(() => {});
       return run;
@@ -103,17 +112,21 @@ export async function createReader(options: ReaderOptions = {}): Promise<Documen
       if (closed) return;
       closed = true;
       await queue;
-      await ocr.close();
+      await warm;
+      await (await loading).close();
     },
   };
 }
 
 /** The MRZ of ICAO 9303's specimen passport, rendered when a reader starts and read by each OCR pass the reader
- * uses (the two engines at once, as readBand runs them): the engines' first use costs seconds (WebAssembly compiled
- * on first call, the models' first pass), which the first document would otherwise pay. The readings are thrown
- * away, and neither engine learns from them (classify_enable_learning is off), so no later reading changes. A
- * failed warm-up only leaves that cost to the first document. */
-async function warmUp(ocr: Ocr): Promise<void> {
+ * uses: the engines' first use costs seconds (WebAssembly compiled on first call, the models' first pass), which
+ * the first document would otherwise pay. The passes a read starts with (the legacy block and the LSTM engine's,
+ * at once, as readBand runs them) come first; the OCR search's strip and page layout passes follow unless a read
+ * has begun (`busy`): a document waiting for the warm-up pays no pass it may never use, and pays its own first
+ * strip or layout pass instead. The readings are thrown away, and neither engine learns from them
+ * (classify_enable_learning is off), so no later reading changes. A failed warm-up only leaves that cost to the
+ * first document. */
+async function warmUp(ocr: Ocr, busy: () => boolean): Promise<void> {
   const lines = [
     'P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<',
     'L898902C36UTO7408122F1204159ZE184226B<<<<<10',
@@ -124,14 +137,9 @@ async function warmUp(ocr: Ocr): Promise<void> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="170"><rect width="100%" height="100%" fill="#fff"/><g font-family="DejaVu Sans Mono, monospace" font-size="40">${text}</g></svg>`;
   try {
     const image = await sharp(Buffer.from(svg)).grayscale().png().toBuffer();
-    await Promise.all([
-      (async () => {
-        await ocr.blockLines(image);
-        await ocr.block(image);
-        await ocr.layout(image);
-      })(),
-      ocr.blockLstm(image),
-    ]);
+    await Promise.all([ocr.block(image), ocr.blockLstm(image)]);
+    if (!busy()) await ocr.blockLines(image);
+    if (!busy()) await ocr.layout(image);
   } catch {
     // the first document pays the start-up instead
   }
@@ -195,13 +203,14 @@ function failed(started: number, error: string, q: ImageQuality = EMPTY_QUALITY)
 }
 
 async function readOne(
-  ocr: Ocr,
+  engine: Promise<Ocr>,
   image: Uint8Array,
   options: { limits: ImageLimits; locateFirst: boolean; barcodeFirst: boolean; lap: Lap },
   side: ReadSide,
 ): Promise<DocumentReading> {
   const { limits, lap } = options;
   const started = performance.now();
+  const ocr = whenLoaded(engine);
   let decoded: Awaited<ReturnType<typeof decode>>;
   try {
     decoded = await decode(image, limits);
@@ -225,8 +234,23 @@ async function readOne(
     lap('search');
     return reading;
   } catch (err) {
+    // engines that failed to load fail the read itself (rethrown here), as a reader that could not start did
+    await engine;
     return failed(started, `read_failed: ${(err as Error).message}`);
   }
+}
+
+/** The passes of an engine still loading: each waits for it, so that the work before the first OCR pass runs
+ * while it loads. */
+function whenLoaded(engine: Promise<Ocr>): Ocr {
+  return {
+    layout: async (image) => (await engine).layout(image),
+    block: async (image) => (await engine).block(image),
+    blockLines: async (image) => (await engine).blockLines(image),
+    blockLstm: async (image) => (await engine).blockLstm(image),
+    pageLstm: async (image) => (await engine).pageLstm(image),
+    close: async () => (await engine).close(),
+  };
 }
 
 /** A reading worth stopping for: at least two check digits valid and a date that is a calendar date. */
