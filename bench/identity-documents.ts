@@ -2,21 +2,25 @@
 // two different shuffled orders by one reader in a worker thread (as the service runs it). Reports accepted
 // readings with every check digit valid against PassportEye's own score (the number in each testdata/ file name),
 // the tests/ specimens against mrz_test.py, the accepted readings checked by eye, whether the output depends on
-// the order, time per document and the worker's RSS. Writes nothing; prints a markdown report.
+// the order, time per document and the worker's RSS, and the capture-quality verdict's time on each image (one
+// at a time on a thread of role quality, as the journey's capture step asks for it). Prints a markdown report.
 // Run: npm run bench:identity:documents (needs ../shared/data). While iterating: BENCH_FILES=can,fra (images whose
 // path contains one of these) and BENCH_ORDERS=1 (one order only; "same output in both orders" is then not
 // measured). Final numbers come from the full run.
-// A/B in one run (the machine is shared: only ratios within a run compare): BENCH_AB=1 reads the same order twice,
-// A by a baseline and B by this build as it ships, then the licence set by both; the report is B's with A's times
+// A/B in one run (the machine is shared: only ratios within a run compare): BENCH_AB=1 reads the same order by a
+// baseline (A) and by this build as it ships (B), alternating (each image by both, who goes first swapped from
+// image to image), then the licence set by both; the report is B's with A's times
 // and the ratios B/A beside it. The baseline is the compiled reader under BENCH_BASELINE (the dist/ directory of an
 // earlier commit's build, e.g. `git archive <commit> | tar -x -C /tmp/base`, node_modules linked, `npx tsc -p
 // tsconfig.build.json`; BENCH_BASELINE_NAME names it in the report), else this build reading by the OCR search
 // alone (locateFirst false).
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import type { DocumentReading, MrzFields } from '../identity/document/index.js';
+import type { IdentityOutput, IdentityTask } from '../identity/worker.js';
 import { machine, SHARED_DATA } from './harness.js';
 import { type Licence, licenceBack, type Photographing, photograph } from './licence-images.js';
 import { SPECIMEN_TD2, SPECIMEN_TD3 } from './mrz-specimens.js';
@@ -274,6 +278,12 @@ const THIS_READER = path.resolve(
   '../identity/document/index.js',
 );
 
+/** The identity thread this bench belongs to (identity/worker.ts, as server/identity/identity-pool.ts runs it). */
+const IDENTITY_WORKER = path.resolve(
+  path.dirname(new URL(import.meta.url).pathname),
+  '../identity/worker.js',
+);
+
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { readFileSync } = require('node:fs');
@@ -307,38 +317,75 @@ interface ReaderUnderTest {
 const profiling = process.env.BENCH_PROFILE === '1';
 const SHIPPED: ReaderUnderTest = { module: THIS_READER, options: profiling ? { profile: true } : {} };
 
+/** A reader on a new worker: `read` one file at a time (the first after the worker's start is timed from it),
+ * then `close`. */
+function openSession(opts: { reader?: ReaderUnderTest; dir?: string; side?: string } = {}) {
+  const started = performance.now();
+  const w = new Worker(WORKER, { eval: true, workerData: opts.reader ?? SHIPPED });
+  const next = () => new Promise<Record<string, unknown>>((resolve) => w.once('message', resolve));
+  const ready = next();
+  const run: OrderRun = { results: [], rss: 0, first_ms: 0 };
+  return {
+    run,
+    async read(f: string): Promise<void> {
+      await ready;
+      w.postMessage({ file: path.join(opts.dir ?? DOCS, f), side: opts.side ?? 'single' });
+      const m = (await next()) as { reading: DocumentReading };
+      run.first_ms ||= Math.round(performance.now() - started);
+      run.results.push({ file: f, reading: m.reading });
+      w.postMessage('rss');
+      run.rss = Math.max(run.rss, ((await next()) as { rss: number }).rss);
+      // with BENCH_PROFILE=1, the path the read took: the located band's reading, or the OCR search after it
+      const route = (m.reading.profile ?? [])
+        .map((p) => p.stage)
+        .filter((s) => s === 'located' || s === 'fallback' || s === 'search')
+        .join('→');
+      log(
+        `${f}: ${m.reading.accepted ? 'accepted' : m.reading.reasons.join(',') || '-'} ${m.reading.took_ms} ms${route ? ` (${route})` : ''}`,
+      );
+    },
+    async close(): Promise<void> {
+      await ready;
+      w.postMessage('close');
+      await next();
+      await w.terminate();
+    },
+  };
+}
+
 /** Reads `files` in order on a new worker (a new reader); `dir` prefixes them, `side` is told the reader. */
 async function runOrder(
   files: string[],
   opts: { reader?: ReaderUnderTest; dir?: string; side?: string } = {},
 ): Promise<OrderRun> {
-  const started = performance.now();
-  const w = new Worker(WORKER, { eval: true, workerData: opts.reader ?? SHIPPED });
-  const next = () => new Promise<Record<string, unknown>>((resolve) => w.once('message', resolve));
-  await next();
-  const results: Result[] = [];
-  let rss = 0;
-  let first_ms = 0;
-  for (const f of files) {
-    w.postMessage({ file: path.join(opts.dir ?? DOCS, f), side: opts.side ?? 'single' });
-    const m = (await next()) as { reading: DocumentReading };
-    first_ms ||= Math.round(performance.now() - started);
-    results.push({ file: f, reading: m.reading });
-    w.postMessage('rss');
-    rss = Math.max(rss, ((await next()) as { rss: number }).rss);
-    // with BENCH_PROFILE=1, the path the read took: the located band's reading, or the OCR search after it
-    const route = (m.reading.profile ?? [])
-      .map((p) => p.stage)
-      .filter((s) => s === 'located' || s === 'fallback' || s === 'search')
-      .join('→');
-    log(
-      `${f}: ${m.reading.accepted ? 'accepted' : m.reading.reasons.join(',') || '-'} ${m.reading.took_ms} ms${route ? ` (${route})` : ''}`,
-    );
+  const session = openSession(opts);
+  for (const f of files) await session.read(f);
+  await session.close();
+  return session.run;
+}
+
+/** Reads `files` in order by two readers, `first` and `second`, alternating: each file by both before the next,
+ * the one to go first swapped from file to file, so that a change in the machine's load falls on both alike. Each
+ * reader's worker starts just before its first document (the other one idle), so both first documents are timed
+ * from a worker's start. */
+async function runPair(
+  files: string[],
+  first: ReaderUnderTest,
+  second: ReaderUnderTest,
+  opts: { dir?: string; side?: string } = {},
+): Promise<[OrderRun, OrderRun]> {
+  const one = openSession({ ...opts, reader: first });
+  const [head, ...rest] = files;
+  if (head !== undefined) await one.read(head);
+  const two = openSession({ ...opts, reader: second });
+  if (head !== undefined) await two.read(head);
+  for (const [i, f] of rest.entries()) {
+    const [x, y] = i % 2 ? [one, two] : [two, one];
+    await x.read(f);
+    await y.read(f);
   }
-  w.postMessage('close');
-  await next();
-  await w.terminate();
-  return { results, rss, first_ms };
+  await Promise.all([one.close(), two.close()]);
+  return [one.run, two.run];
 }
 
 const pct = (xs: number[], p: number) => {
@@ -371,15 +418,17 @@ const baselineName = baselineDir
   : 'this build, OCR search alone';
 log(`${all.length} images, ${ab ? `A/B in one order (A: ${baselineName})` : `${orders} shuffled order(s)`}`);
 const loadBefore = load1();
-const before = ab ? await runOrder(shuffled(all, 1), { reader: baseline }) : null;
-const a = await runOrder(shuffled(all, 1));
+const pair = ab ? await runPair(shuffled(all, 1), baseline, SHIPPED) : null;
+const before = pair ? pair[0] : null;
+const a = pair ? pair[1] : await runOrder(shuffled(all, 1));
 const b = orders === 2 && !ab ? await runOrder(shuffled(all, 2)) : a;
 const licencesBefore = ab ? await licenceSet(baseline) : null;
 const licences = await licenceSet();
+const verdicts = await qualitySet();
 const byFile = (r: Result[]) => new Map(r.map((x) => [x.file, x.reading]));
 const ra = byFile(a.results);
 const rb = byFile(b.results);
-const strip = (r: DocumentReading | undefined) => JSON.stringify({ ...r, took_ms: 0 });
+const strip = (r: DocumentReading | undefined) => JSON.stringify({ ...r, took_ms: 0, profile: undefined });
 const orderDiffs = all.filter((f) => strip(ra.get(f)) !== strip(rb.get(f)));
 
 const out: string[] = [];
@@ -480,6 +529,14 @@ if (profiling) {
   say(
     `First read (${first?.file}): ${(first?.reading.profile ?? []).map((p) => `${p.stage} ${p.ms}`).join(', ')}.`,
   );
+  // per image, slowest first: each stage's time in the order it ran (OCR passes are inside the stage after them)
+  say();
+  say('| image | ms | stages in order |');
+  say('|---|---|---|');
+  for (const r of [...a.results].sort((x, y) => y.reading.took_ms - x.reading.took_ms)) {
+    const stages = (r.reading.profile ?? []).map((p) => `${p.stage} ${p.ms}`).join(', ');
+    say(`| ${r.file} | ${r.reading.took_ms} | ${stages} |`);
+  }
 }
 if (licencesBefore) {
   say(
@@ -488,6 +545,9 @@ if (licencesBefore) {
 }
 say(
   `Licence set (rendered AAMVA backs, photographed in software): ${licences.decoded} of ${licences.total} decoded, ${licences.exact} with every field exact; p50 ${licences.p50} ms, p99 ${licences.p99} ms.${licences.failed.length ? ` Not read: ${licences.failed.join(', ')}.` : ''}`,
+);
+say(
+  `Capture-quality verdict (blur, glare, MRZ band, barcode, faces; one image at a time on a thread of role quality, its models loaded): ${verdicts.total} images, p50 ${verdicts.p50} ms, p99 ${verdicts.p99} ms (slowest ${verdicts.slowest}); MRZ found on ${verdicts.mrz} of ${verdicts.mrzOf} PassportEye images, barcode found on ${verdicts.barcode} of ${verdicts.barcodeOf} licence backs.`,
 );
 process.stdout.write(`${out.join('\n')}\n`);
 // a subset (BENCH_FILES) is a trial, not the bench's result; an A/B run records B's figures with the ratios B/A
@@ -555,6 +615,18 @@ if (only.length === 0)
         value: licences.exact,
       },
       licences_p50_ms: { label: 'time a licence back, p50', unit: 'ms', value: licences.p50 },
+      quality_p50_ms: { label: 'capture-quality verdict on one image, p50', unit: 'ms', value: verdicts.p50 },
+      quality_p99_ms: { label: 'capture-quality verdict on one image, p99', unit: 'ms', value: verdicts.p99 },
+      quality_mrz_found: {
+        label: `capture-quality verdict: MRZ found (of ${verdicts.mrzOf} PassportEye images)`,
+        unit: '',
+        value: verdicts.mrz,
+      },
+      quality_barcode_found: {
+        label: `capture-quality verdict: barcode found (of ${verdicts.barcodeOf} licence backs)`,
+        unit: '',
+        value: verdicts.barcode,
+      },
       ...abFigures,
     },
     {
@@ -571,18 +643,10 @@ if (only.length === 0)
     },
   );
 
-/** The licence set: backs of licences of several jurisdictions and AAMVA versions, photographed in software
- * (turned, in perspective, blurred, compressed, small, glared), written to a temporary directory and read as the
- * service reads a back; a reading counts as exact when every AAMVA field the payload carries comes back. */
-async function licenceSet(reader: ReaderUnderTest = SHIPPED): Promise<{
-  total: number;
-  decoded: number;
-  exact: number;
-  p50: number;
-  p99: number;
-  failed: string[];
-}> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'vs-bench-licences-'));
+/** The licence set's images: backs of licences of several jurisdictions and AAMVA versions, photographed in
+ * software (turned, in perspective, blurred, compressed, small, glared), written to `dir`; by file name, the
+ * licence each shows. */
+async function licenceFiles(dir: string): Promise<Map<string, Licence>> {
   const year = new Date().getUTCFullYear();
   const people: [string, string, number, 'USA' | 'CAN'][] = [
     ['636014', 'CA', 9, 'USA'],
@@ -598,7 +662,6 @@ async function licenceSet(reader: ReaderUnderTest = SHIPPED): Promise<{
     { glare: 0.3, jpeg: 50, width: 700 },
   ];
   const expected = new Map<string, Licence>();
-  const files: string[] = [];
   for (const [i, [issuer, jurisdiction, version, country]] of people.entries()) {
     const l: Licence = {
       issuer,
@@ -621,9 +684,24 @@ async function licenceSet(reader: ReaderUnderTest = SHIPPED): Promise<{
       const name = `${jurisdiction}-v${version}-${k}.jpg`;
       writeFileSync(path.join(dir, name), await photograph(back, shot));
       expected.set(name, l);
-      files.push(name);
     }
   }
+  return expected;
+}
+
+/** The licence set (licenceFiles) read as the service reads a back; a reading counts as exact when every AAMVA
+ * field the payload carries comes back. */
+async function licenceSet(reader: ReaderUnderTest = SHIPPED): Promise<{
+  total: number;
+  decoded: number;
+  exact: number;
+  p50: number;
+  p99: number;
+  failed: string[];
+}> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vs-bench-licences-'));
+  const expected = await licenceFiles(dir);
+  const files = [...expected.keys()];
   const run = await runOrder(files, { reader, dir, side: 'back' });
   rmSync(dir, { recursive: true, force: true });
   let decoded = 0;
@@ -651,4 +729,66 @@ async function licenceSet(reader: ReaderUnderTest = SHIPPED): Promise<{
   }
   const t = run.results.map((r) => r.reading.took_ms);
   return { total: files.length, decoded, exact, p50: pct(t, 50), p99: pct(t, 99), failed };
+}
+
+/** The capture-quality verdict as the journey's capture step asks for it: one image at a time on a thread of role
+ * `quality`, over the PassportEye images and the licence backs. Each time is the request's round trip once the
+ * thread has loaded its models (a first request waits for them and is not counted). */
+async function qualitySet(): Promise<{
+  total: number;
+  p50: number;
+  p99: number;
+  slowest: string;
+  mrz: number;
+  mrzOf: number;
+  barcode: number;
+  barcodeOf: number;
+}> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vs-bench-quality-'));
+  const backs = [...(await licenceFiles(dir)).keys()].map((f) => ({ file: f, at: path.join(dir, f) }));
+  const pages = all.map((f) => ({ file: f, at: path.join(DOCS, f) }));
+  const pool = new Piscina<IdentityTask, IdentityOutput>({
+    filename: IDENTITY_WORKER,
+    minThreads: 1,
+    maxThreads: 1,
+    workerData: { role: 'quality' },
+  });
+  const ask = async (at: string) => {
+    const out = await pool.run({ kind: 'quality', image: readFileSync(at), selfie: false });
+    if (out.kind !== 'quality') throw new Error(`a quality task answered with ${out.kind}`);
+    return out.quality;
+  };
+  try {
+    await ask((pages[0] ?? backs[0])?.at ?? '');
+    const times: { file: string; ms: number }[] = [];
+    let mrz = 0;
+    let barcode = 0;
+    for (const [set, images] of [
+      ['pages', pages],
+      ['backs', backs],
+    ] as const) {
+      for (const image of images) {
+        const t = performance.now();
+        const q = await ask(image.at);
+        times.push({ file: image.file, ms: Math.round(performance.now() - t) });
+        if (set === 'pages' && q.mrz_found) mrz++;
+        if (set === 'backs' && q.barcode_found) barcode++;
+      }
+    }
+    const ms = times.map((t) => t.ms);
+    const slowest = [...times].sort((x, y) => y.ms - x.ms)[0];
+    return {
+      total: times.length,
+      p50: pct(ms, 50),
+      p99: pct(ms, 99),
+      slowest: slowest ? `${slowest.file} ${slowest.ms} ms` : '-',
+      mrz,
+      mrzOf: pages.length,
+      barcode,
+      barcodeOf: backs.length,
+    };
+  } finally {
+    await pool.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
