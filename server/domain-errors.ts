@@ -5,6 +5,7 @@
 import type { ErrorCode } from './errors.js';
 
 type Details = Record<string, unknown>;
+type Loc = (string | number)[];
 
 export abstract class DomainError extends Error {
   /** the catalogue code the edge answers with */
@@ -12,6 +13,8 @@ export abstract class DomainError extends Error {
   constructor(
     message: string | undefined,
     readonly details?: Details,
+    /** where the offending input is, when the answer is a 422 (default: the catalogue's loc, else ["body"]) */
+    readonly loc?: Loc,
   ) {
     super(message);
     this.name = new.target.name;
@@ -44,6 +47,10 @@ export class StateConflict extends DomainError {
       | 'unsupported_operation'
       | 'document_state_conflict'
       | 'flow_not_collecting'
+      | 'inputs_missing'
+      | 'chip_already_submitted'
+      | 'liveness_challenge_used'
+      | 'liveness_challenge_limit'
     >,
     message?: string,
     details?: Details,
@@ -71,20 +78,40 @@ export class NotPermitted extends DomainError {
   }
 }
 
-/** What the request carries is not what it claims to be (a trust-store file, chip data). `code` says which. */
+/** What the request carries is not what it claims to be or cannot be used (a trust-store file, chip data, a chip
+ * or liveness challenge). `code` says which, `loc` where. */
 export class InvalidContent extends DomainError {
   constructor(
-    readonly code: Extract<ErrorCode, 'trust_store_file_invalid'>,
+    readonly code: Extract<
+      ErrorCode,
+      | 'trust_store_file_invalid'
+      | 'chip_data_invalid'
+      | 'chip_not_accepted'
+      | 'chip_challenge_invalid'
+      | 'liveness_challenge_unknown'
+      | 'liveness_challenge_expired'
+    >,
     message?: string,
     details?: Details,
+    loc?: Loc,
   ) {
-    super(message, details);
+    super(message, details, loc);
   }
+}
+
+/** What the request carries is more than the service takes (chip data over its limit). */
+export class TooLarge extends DomainError {
+  readonly code = 'payload_too_large';
 }
 
 /** What the request needs the applicant's consent to (biometric processing), and the applicant has not given it. */
 export class ConsentRequired extends DomainError {
   readonly code = 'biometric_consent_required';
+}
+
+/** The applicant session's flow is gone (erased): the session is no credential any more. */
+export class SessionGone extends DomainError {
+  readonly code = 'unauthorized';
 }
 
 /** A self-serve tenant's allowance of checks does not cover the request (server/tenants/allowance.ts). */

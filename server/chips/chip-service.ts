@@ -9,8 +9,7 @@ import { actorOf, writeAudit } from '../audit/audit.js';
 import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../bus/jetstream.js';
 import { type Sql, transaction } from '../db/sql.js';
-import { NotFound, StateConflict } from '../domain-errors.js';
-import { ApiError } from '../errors.js';
+import { InvalidContent, NotFound, StateConflict, TooLarge } from '../domain-errors.js';
 
 export interface ChipDeps {
   sql: Sql;
@@ -63,7 +62,7 @@ async function chipTarget(
     });
   }
   const refuse = (message: string, reason: string) =>
-    new ApiError('chip_not_accepted', { message, details: { reason } });
+    new InvalidContent('chip_not_accepted', message, { reason });
   if (d.passport_nfc_behavior === 'disabled') {
     throw refuse("The flow's template has passport_nfc_behavior: disabled", 'nfc_disabled');
   }
@@ -105,18 +104,18 @@ function decodeSubmission(body: ChipSubmissionIn, maxBytes: number): { files: Fi
       check(bytes);
     } catch (err) {
       if (!(err instanceof ChipFormatError)) throw err;
-      throw new ApiError('chip_data_invalid', { message: err.message, loc, details: { reason: err.code } });
+      throw new InvalidContent('chip_data_invalid', err.message, { reason: err.code }, loc);
     }
     files.set(name, bytes);
   };
   field('sod', body.sod, ['body', 'sod'], (b) => readWhole(b, 0x77, 'EF.SOD'));
   for (const n of ['1', '2']) {
     if (!body.data_groups[n]) {
-      throw new ApiError('chip_data_invalid', {
-        message: `DG${n} is required`,
-        loc: ['body', 'data_groups', n],
-        details: { reason: 'data_group_missing' },
-      });
+      throw new InvalidContent('chip_data_invalid', `DG${n} is required`, { reason: 'data_group_missing' }, [
+        'body',
+        'data_groups',
+        n,
+      ]);
     }
   }
   const dataGroups = Object.keys(body.data_groups)
@@ -145,10 +144,7 @@ function decodeSubmission(body: ChipSubmissionIn, maxBytes: number): { files: Fi
   }
   const total = [...files.values()].reduce((n, b) => n + b.length, 0);
   if (total > maxBytes) {
-    throw new ApiError('payload_too_large', {
-      message: `The chip data is ${total} bytes; the limit is ${maxBytes}`,
-      details: { max_bytes: maxBytes },
-    });
+    throw new TooLarge(`The chip data is ${total} bytes; the limit is ${maxBytes}`, { max_bytes: maxBytes });
   }
   return { files, dataGroups };
 }
@@ -175,7 +171,7 @@ export async function submitChip(
         where id = ${aa.challenge_id} and tenant_id = ${tenantId} and document_id = ${documentId}
           and used_at is null and expires_at > now()
         returning nonce`;
-      if (!c) throw new ApiError('chip_challenge_invalid');
+      if (!c) throw new InvalidContent('chip_challenge_invalid');
       files.set('aa_challenge', c.nonce);
     }
     const inserted = await tx`
@@ -183,7 +179,7 @@ export async function submitChip(
       values (${documentId}, ${tenantId}, ${flowId}, ${d.applicant_id}, ${dataGroups}, ${!!aa})
       on conflict (document_id) do nothing
       returning document_id`;
-    if (!inserted.length) throw new ApiError('chip_already_submitted');
+    if (!inserted.length) throw new StateConflict('chip_already_submitted');
     await tx`
       insert into document_chip_files ${tx(
         [...files].map(([name, bytes]) => ({
@@ -224,6 +220,6 @@ export async function chipPortraitKeyOf(sql: Sql, tenantId: string, flowId: stri
     select c.portrait_key from document_chips c
     join applicants a on a.id = c.applicant_id and a.tenant_id = c.tenant_id
     where c.document_id = ${documentId} and c.flow_id = ${flowId} and c.tenant_id = ${tenantId} and a.erased_at is null`;
-  if (!c?.portrait_key) throw new ApiError('not_found', { message: 'No chip portrait for this document' });
+  if (!c?.portrait_key) throw new NotFound('Chip portrait of this document');
   return c.portrait_key;
 }

@@ -30,6 +30,7 @@ function asApiError(err: DomainError): ApiError {
   return new ApiError(err.code, {
     ...(err.message ? { message: err.message } : {}),
     ...(err.details ? { details: err.details } : {}),
+    ...(err.loc ? { loc: err.loc } : {}),
   });
 }
 

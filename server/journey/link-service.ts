@@ -4,7 +4,8 @@ import { writeAudit } from '../audit/audit.js';
 import { newApplicantToken } from '../auth/applicant-sessions.js';
 import type { TenantPrincipal } from '../auth/principal.js';
 import { type Sql, type Tx, transaction } from '../db/sql.js';
-import { ApiError, invalid } from '../errors.js';
+import { NotFound, StateConflict } from '../domain-errors.js';
+import { invalid } from '../errors.js';
 import { outboxEvent, writeEvents } from '../outbox/outbox.js';
 import {
   flowLinks,
@@ -102,7 +103,7 @@ export async function collectingFlow(sql: Sql, tenantId: string, flowId: string)
     join applicants a on a.id = f.applicant_id and a.tenant_id = f.tenant_id
     left join flow_templates t on t.id = f.flow_template_id
     where f.id = ${flowId} and f.tenant_id = ${tenantId} and a.erased_at is null`;
-  if (!f) throw new ApiError('not_found', { message: 'Flow not found' });
+  if (!f) throw new NotFound('Flow');
   const template = {
     required_checks: f.required_checks ?? [],
     required_documents: f.required_documents ?? [],
@@ -111,8 +112,8 @@ export async function collectingFlow(sql: Sql, tenantId: string, flowId: string)
   return { ...f, collecting: ['PENDING', 'AWAITING_INPUT'].includes(f.status) && collectsInput(template) };
 }
 
-export function notCollecting(status: string): ApiError {
-  return new ApiError('flow_not_collecting', { details: { status } });
+export function notCollecting(status: string): StateConflict {
+  return new StateConflict('flow_not_collecting', undefined, { status });
 }
 
 /** Where links of a tenant are built: under the tenant_path of its first enabled native app of this deployment's
@@ -213,7 +214,7 @@ export async function listLinks(sql: Sql, tenantId: string, flowId: string): Pro
 
 export async function revoke(sql: Sql, tenantId: string, flowId: string, linkId: string) {
   const row = await transaction(sql, (tx) => revokeLink(tx, tenantId, flowId, linkId));
-  if (!row) throw new ApiError('not_found', { message: 'No such link on this flow' });
+  if (!row) throw new NotFound('Link of this flow');
   return linkOut(row);
 }
 

@@ -9,8 +9,7 @@ import { actorOf, writeAudit } from '../audit/audit.js';
 import { fenceApplicant } from '../auth/authorize.js';
 import type { ApplicantPrincipal, TenantPrincipal } from '../auth/principal.js';
 import { json, transaction } from '../db/sql.js';
-import { AllowanceExhausted, StateConflict } from '../domain-errors.js';
-import { ApiError } from '../errors.js';
+import { AllowanceExhausted, ConsentRequired, StateConflict } from '../domain-errors.js';
 import { type FlowDeps, resumeIfInputsComplete, startProcessing } from '../flows/flow-service.js';
 import type { Metrics } from '../metrics.js';
 import { outboxEvent, writeEvents } from '../outbox/outbox.js';
@@ -53,8 +52,9 @@ export async function viewOf(deps: JourneyDeps, p: ApplicantPrincipal): Promise<
 /** The applicant may give inputs while the flow waits for them and before it submitted. */
 function assertCollecting(state: JourneyState): void {
   if (!['PENDING', 'AWAITING_INPUT'].includes(state.flow_status) || state.submitted_at) {
-    throw new ApiError('flow_not_collecting', {
-      details: { status: state.flow_status, submitted: state.submitted_at !== null },
+    throw new StateConflict('flow_not_collecting', undefined, {
+      status: state.flow_status,
+      submitted: state.submitted_at !== null,
     });
   }
 }
@@ -76,10 +76,11 @@ export async function giveConsent(
 ): Promise<ApplicantSessionView> {
   const state = await collectingState(deps, p);
   if (needsBiometricConsent(state.template) && !body.biometric) {
-    throw new ApiError('biometric_consent_required', {
-      loc: ['body', 'biometric'],
-      message: 'This verification compares your face with your document: it needs your biometric consent',
-    });
+    throw new ConsentRequired(
+      'This verification compares your face with your document: it needs your biometric consent',
+      undefined,
+      ['body', 'biometric'],
+    );
   }
   const consent = { ...body, given_at: new Date().toISOString(), source: 'applicant_session' };
   await transaction(deps.sql, async (tx) => {
@@ -137,7 +138,7 @@ export async function submit(deps: JourneyDeps, p: ApplicantPrincipal): Promise<
   if (state.submitted_at) return viewOf(deps, p);
   assertCollecting(state);
   const missing = missingForSubmit(state, journeySteps(state));
-  if (missing.length) throw new ApiError('inputs_missing', { details: { missing } });
+  if (missing.length) throw new StateConflict('inputs_missing', undefined, { missing });
   await markSubmitted(deps, p, state.applicant_id);
   await startFlow(deps.flowDeps, p, state.flow_status);
   return viewOf(deps, p);

@@ -9,7 +9,7 @@ import {
 } from '../applicants/applicant-intake.js';
 import type { ApplicantPrincipal } from '../auth/principal.js';
 import type { Sql } from '../db/sql.js';
-import { ApiError } from '../errors.js';
+import { SessionGone } from '../domain-errors.js';
 import { applicantInputColumns, unmetUploads } from '../flows/flow-inputs.js';
 import type { FrameRow } from '../liveness/challenge-frames.js';
 import { flowSubmittedAt, latestHandoff, sessionById } from './journey-store.js';
@@ -171,7 +171,7 @@ export async function journeyState(
     join flow_templates t on t.id = f.flow_template_id
     join applicants a on a.id = f.applicant_id and a.tenant_id = f.tenant_id
     where f.id = ${p.flow_id} and f.tenant_id = ${p.tenant_id} and a.erased_at is null`;
-  if (!row) throw new ApiError('unauthorized', { message: 'The flow of this session is gone' });
+  if (!row) throw new SessionGone('The flow of this session is gone');
   const [docs, submitted_at] = await Promise.all([
     sql<SessionDoc[]>`
       select d.id, d.doc_type, d.side, d.upload_status, d.capture, d.liveness_challenge_id, d.pose,

@@ -2,7 +2,8 @@
 // all of its frames (the flow's selfie input, docs/journey.md "Selfie liveness challenge").
 import type { ChallengePose } from '../../schemas/liveness.js';
 import type { Sql } from '../db/sql.js';
-import { ApiError, invalid } from '../errors.js';
+import { InvalidContent, StateConflict } from '../domain-errors.js';
+import { invalid } from '../errors.js';
 
 export interface FrameInput {
   doc_type: string;
@@ -36,9 +37,11 @@ export async function challengeFrame(
       exists(select 1 from documents d where d.liveness_challenge_id = c.id and d.pose = ${pose}) as taken
     from liveness_challenges c
     where c.id = ${id} and c.tenant_id = ${tenantId} and c.flow_id = ${flowId}`;
-  if (!c) throw new ApiError('liveness_challenge_unknown');
+  if (!c) throw new InvalidContent('liveness_challenge_unknown');
   if (c.expired) {
-    throw new ApiError('liveness_challenge_expired', { details: { expires_at: c.expires_at.toISOString() } });
+    throw new InvalidContent('liveness_challenge_expired', undefined, {
+      expires_at: c.expires_at.toISOString(),
+    });
   }
   if (!c.poses.includes(pose)) {
     throw invalid(
@@ -47,7 +50,7 @@ export async function challengeFrame(
       'not_allowed',
     );
   }
-  if (c.taken) throw new ApiError('liveness_challenge_used', { details: { pose } });
+  if (c.taken) throw new StateConflict('liveness_challenge_used', undefined, { pose });
   return { liveness_challenge_id: id, pose };
 }
 
@@ -57,7 +60,7 @@ export function frameTaken(frame: Frame | null) {
   return (err: unknown): never => {
     const e = err as { code?: string; constraint_name?: string };
     if (frame && e.code === '23505' && e.constraint_name === 'documents_one_frame_per_pose') {
-      throw new ApiError('liveness_challenge_used', { details: { pose: frame.pose } });
+      throw new StateConflict('liveness_challenge_used', undefined, { pose: frame.pose });
     }
     throw err;
   };

@@ -6,7 +6,8 @@ import { type ChallengePose, type LivenessChallengeOut, TURN_POSES } from '../..
 import { newId } from '../db/ids.js';
 import type { Sql } from '../db/sql.js';
 import { openFlow } from '../documents/document-service.js';
-import { ApiError, invalid } from '../errors.js';
+import { ConsentRequired, StateConflict } from '../domain-errors.js';
+import { invalid } from '../errors.js';
 
 /** how long a challenge takes frames: a few poses are seconds of work, and a short life limits replays */
 export const CHALLENGE_TTL_SECONDS = 300;
@@ -41,7 +42,7 @@ export async function createChallenge(
     );
   }
   if (flow.consent?.biometric !== true) {
-    throw new ApiError('biometric_consent_required', { details: { field: 'applicant.consent.biometric' } });
+    throw new ConsentRequired(undefined, { field: 'applicant.consent.biometric' });
   }
   const [row] = await sql<{ id: string; poses: ChallengePose[]; nonce: string; expires_at: Date }[]>`
     insert into liveness_challenges (id, tenant_id, flow_id, nonce, poses, expires_at)
@@ -51,7 +52,9 @@ export async function createChallenge(
           < ${MAX_CHALLENGES_PER_FLOW}
     returning id, poses, nonce, expires_at`;
   if (!row) {
-    throw new ApiError('liveness_challenge_limit', { details: { max_challenges: MAX_CHALLENGES_PER_FLOW } });
+    throw new StateConflict('liveness_challenge_limit', undefined, {
+      max_challenges: MAX_CHALLENGES_PER_FLOW,
+    });
   }
   return { id: row.id, nonce: row.nonce, poses: row.poses, expires_at: row.expires_at.toISOString() };
 }
