@@ -248,5 +248,5 @@ describe('a batch survives kill -9 of its worker process', () => {
     const [c] = await api.app.sql<{ n: string; refs: string }[]>`
       select count(*) as n, count(distinct input_ref) as refs from checks where batch_id = ${r.body.id}`;
     expect(c).toEqual({ n: '3000', refs: '3000' });
-  });
+  }, 240_000);
 });

@@ -177,10 +177,8 @@ describe('dataset versions (admin API, worker builds through JetStream, artifact
       });
       expect(p2021.status).toBe(200);
       expect(p2021.body.status).toBe('active');
-      await waitFor(
-        '2021 to be served',
-        async () => ((await servedVersion(t)) === v2021.id ? true : undefined),
-        10_000,
+      await waitFor('2021 to be served', async () =>
+        (await servedVersion(t)) === v2021.id ? true : undefined,
       );
       const before = await putin(t);
       expect(before.status).toBe('APPROVED');
@@ -190,10 +188,8 @@ describe('dataset versions (admin API, worker builds through JetStream, artifact
         admin: t.adminToken,
       });
       expect(p2024.status).toBe(200);
-      await waitFor(
-        '2024 to be served',
-        async () => ((await servedVersion(t)) === v2024.id ? true : undefined),
-        10_000,
+      await waitFor('2024 to be served', async () =>
+        (await servedVersion(t)) === v2024.id ? true : undefined,
       );
       const after = await putin(t);
       expect(after.status).toBe('NEEDS_REVIEW');
@@ -212,7 +208,7 @@ describe('dataset versions (admin API, worker builds through JetStream, artifact
         status: 'ready',
         retired_at: expect.any(String),
       });
-    });
+    }, 180_000);
 
     it('a process started after the promotion serves the active version before it is ready, then follows rollbacks', async () => {
       const second = await startTestApp({ join: t });
@@ -223,19 +219,16 @@ describe('dataset versions (admin API, worker builds through JetStream, artifact
           admin: t.adminToken,
         });
         expect(rollback.status).toBe(200);
-        await waitFor(
-          'both processes on 2021',
-          async () =>
-            (await servedVersion(second)) === v2021.id && (await servedVersion(t)) === v2021.id
-              ? true
-              : undefined,
-          10_000,
+        await waitFor('both processes on 2021', async () =>
+          (await servedVersion(second)) === v2021.id && (await servedVersion(t)) === v2021.id
+            ? true
+            : undefined,
         );
         expect((await putin(second)).status).toBe('APPROVED');
       } finally {
         await second.close();
       }
-    });
+    }, 180_000);
   });
 });
 
