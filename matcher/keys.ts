@@ -118,3 +118,13 @@ export function fnv1a(s: string): number {
   }
   return h >>> 0;
 }
+
+/** fnv1a of the first `n` characters of `s` (fnv1a(s.slice(0, n)) without making the slice). */
+export function fnv1aPrefix(s: string, n: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < n; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

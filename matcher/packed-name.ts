@@ -1,6 +1,6 @@
 // A prepared name as numbers (packName): a header, then five int32 per token. The score bound (name-bound.ts) reads
 // these contiguous numbers instead of the name's strings; the screener copies them into its arena.
-import { fnv1a } from './keys.js';
+import { fnv1a, fnv1aPrefix } from './keys.js';
 import type { NormalizedName } from './normalize.js';
 import { GENERIC, GLUE_HEAD_TOKENS, gluedHead, PARTICLES, PATRONYMIC_END } from './token-facts.js';
 
@@ -96,7 +96,7 @@ export function packName(
       (GLUE_HEAD_TOKENS.has(t) ? PK_GLUE_HEAD : 0) |
       (Math.min(skels[i]!.length, PK_SK_LONG) << PK_SK_SHIFT);
     out[o + PK_FIRST] = t.charCodeAt(0);
-    out[o + PK_STEM] = fnv1a(t.slice(0, -2)) | 0;
+    out[o + PK_STEM] = fnv1aPrefix(t, Math.max(0, t.length - 2)) | 0;
   }
   out[HDR_FLAGS] = flags;
   return out;

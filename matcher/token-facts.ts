@@ -40,8 +40,21 @@ export const GLUE_HEADS: ReadonlyMap<string, string> = glueHeads(PARTICLES);
 /** The canonical tokens among GLUE_HEADS' values. */
 export const GLUE_HEAD_TOKENS: ReadonlySet<string> = new Set(GLUE_HEADS.values());
 
+/** The first two letters of GLUE_HEADS' spellings (both ASCII), one flag per pair of character codes: a token that
+ * starts with no such pair is glued to nothing, which gluedHead tells without slicing out its prefixes. */
+const GLUE_FIRST_TWO = new Uint8Array(128 * 128);
+for (const spelling of GLUE_HEADS.keys()) {
+  const c0 = spelling.charCodeAt(0);
+  const c1 = spelling.charCodeAt(1);
+  if (c0 < 128 && c1 < 128) GLUE_FIRST_TWO[c0 * 128 + c1] = 1;
+}
+
 /** The canonical particle a token starts with when it is one glued to a word of 2+ letters, or undefined. */
 export function gluedHead(t: string): string | undefined {
+  if (t.length < 4) return undefined;
+  const c0 = t.charCodeAt(0);
+  const c1 = t.charCodeAt(1);
+  if (c0 < 128 && c1 < 128 && GLUE_FIRST_TWO[c0 * 128 + c1] === 0) return undefined;
   for (let k = 2; k <= 5 && k + 2 <= t.length; k++) {
     const h = GLUE_HEADS.get(t.slice(0, k));
     if (h !== undefined) return h;
