@@ -20,7 +20,9 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { DocumentReading, MrzFields } from '../identity/document/index.js';
+import type { QualityLook } from '../identity/quality.js';
 import type { IdentityOutput, IdentityTask } from '../identity/worker.js';
+import { qualityLook } from '../server/documents/quality-service.js';
 import { machine, SHARED_DATA } from './harness.js';
 import { type Licence, licenceBack, type Photographing, photograph } from './licence-images.js';
 import { SPECIMEN_TD2, SPECIMEN_TD3 } from './mrz-specimens.js';
@@ -745,21 +747,32 @@ async function qualitySet(): Promise<{
   barcodeOf: number;
 }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'vs-bench-quality-'));
-  const backs = [...(await licenceFiles(dir)).keys()].map((f) => ({ file: f, at: path.join(dir, f) }));
-  const pages = all.map((f) => ({ file: f, at: path.join(DOCS, f) }));
+  // each image is looked at for what its side must show, as the service does: a passport's data page for its MRZ
+  // band and portrait, an ID card's single side for its MRZ or barcode and portrait, a licence's back for its data
+  const backs = [...(await licenceFiles(dir)).keys()].map((f) => ({
+    file: f,
+    at: path.join(dir, f),
+    look: qualityLook('driving_license', 'back'),
+  }));
+  const pages = all.map((f) => ({
+    file: f,
+    at: path.join(DOCS, f),
+    look: qualityLook(/_pass/.test(f) ? 'passport' : 'id_card', 'single'),
+  }));
   const pool = new Piscina<IdentityTask, IdentityOutput>({
     filename: IDENTITY_WORKER,
     minThreads: 1,
     maxThreads: 1,
     workerData: { role: 'quality' },
   });
-  const ask = async (at: string) => {
-    const out = await pool.run({ kind: 'quality', image: readFileSync(at), selfie: false });
+  const ask = async (at: string, look: QualityLook) => {
+    const out = await pool.run({ kind: 'quality', image: readFileSync(at), look });
     if (out.kind !== 'quality') throw new Error(`a quality task answered with ${out.kind}`);
     return out.quality;
   };
   try {
-    await ask((pages[0] ?? backs[0])?.at ?? '');
+    const first = pages[0] ?? backs[0];
+    if (first) await ask(first.at, first.look);
     const times: { file: string; ms: number }[] = [];
     let mrz = 0;
     let barcode = 0;
@@ -769,7 +782,7 @@ async function qualitySet(): Promise<{
     ] as const) {
       for (const image of images) {
         const t = performance.now();
-        const q = await ask(image.at);
+        const q = await ask(image.at, image.look);
         times.push({ file: image.file, ms: Math.round(performance.now() - t) });
         if (set === 'pages' && q.mrz_found) mrz++;
         if (set === 'backs' && q.barcode_found) barcode++;

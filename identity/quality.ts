@@ -14,6 +14,14 @@ import {
 } from './document/image.js';
 import { type QualityProblem, qualityProblems } from './quality-thresholds.js';
 
+/** What a capture is looked at for, by what its side must show: its data (an MRZ band only — a passport has no
+ * barcode —, an MRZ band or a PDF417 barcode, or none) and its faces. What is not looked for costs nothing and is
+ * reported as null. */
+export interface QualityLook {
+  data: 'mrz' | 'any' | null;
+  faces: boolean;
+}
+
 export interface CaptureQuality {
   width: number;
   height: number;
@@ -21,18 +29,18 @@ export interface CaptureQuality {
   glare: number;
   /** size, blur and glare problems (QUALITY_THRESHOLDS) */
   problems: QualityProblem[];
-  mrz_found: boolean;
-  barcode_found: boolean;
-  /** faces the detector found */
-  faces: number;
+  /** null: not looked for */
+  mrz_found: boolean | null;
+  barcode_found: boolean | null;
+  /** faces the detector found; null: not looked for */
+  faces: number | null;
   took_ms: number;
   /** the file could not be decoded (`<code>: <message>`) */
   error?: string;
 }
 
 export interface CaptureOptions {
-  /** a selfie: no MRZ or barcode is looked for */
-  selfie: boolean;
+  look: QualityLook;
   /** counts the faces on the encoded image */
   countFaces(image: Uint8Array): Promise<{ faces: number; error?: string }>;
   limits?: ImageLimits;
@@ -46,34 +54,39 @@ export async function captureQuality(image: Uint8Array, options: CaptureOptions)
     decoded = await decode(image, options.limits ?? DEFAULT_LIMITS);
   } catch (err) {
     const code = err instanceof ImageError ? err.code : 'corrupt_image';
-    const empty = { width: 0, height: 0, blur: 0, glare: 0, problems: [], faces: 0 };
+    const empty = { width: 0, height: 0, blur: 0, glare: 0, problems: [], faces: null };
     return {
       ...empty,
-      mrz_found: false,
-      barcode_found: false,
+      mrz_found: null,
+      barcode_found: null,
       took_ms: took(),
       error: `${code}: ${(err as Error).message}`,
     };
   }
   const { blur, glare } = await measureQuality(decoded.gray);
-  const faces = await options.countFaces(image);
-  const data = options.selfie ? null : await findData(decoded.gray);
+  const faces = options.look.faces ? (await options.countFaces(image)).faces : null;
+  const data = await findData(decoded.gray, options.look.data);
   return {
     width: decoded.width,
     height: decoded.height,
     blur,
     glare,
     problems: qualityProblems(decoded.width, decoded.height, blur, glare),
-    mrz_found: data?.mrz ?? false,
-    barcode_found: data?.barcode ?? false,
-    faces: faces.faces,
+    mrz_found: data.mrz,
+    barcode_found: data.barcode,
+    faces,
     took_ms: took(),
   };
 }
 
-/** Whether the image shows a PDF417 barcode or an MRZ band; the barcode first (a licence's back has no MRZ). */
-async function findData(gray: Gray): Promise<{ mrz: boolean; barcode: boolean }> {
-  const barcode = (await readBarcode(gray)) !== null;
-  if (barcode) return { mrz: false, barcode };
-  return { mrz: (await findMrzBand(gray)) !== null, barcode };
+/** Whether the image shows an MRZ band, or a PDF417 barcode or an MRZ band (the barcode first: a licence's back has
+ * no MRZ); null for what was not looked for. */
+async function findData(
+  gray: Gray,
+  data: QualityLook['data'],
+): Promise<{ mrz: boolean | null; barcode: boolean | null }> {
+  if (data === null) return { mrz: null, barcode: null };
+  if (data === 'mrz') return { mrz: (await findMrzBand(gray)) !== null, barcode: null };
+  if ((await readBarcode(gray)) !== null) return { mrz: null, barcode: true };
+  return { mrz: (await findMrzBand(gray)) !== null, barcode: false };
 }

@@ -17,7 +17,7 @@ import {
 } from './chip/index.js';
 import { createDocumentReader, type DocumentReading, type ReadSide } from './document/index.js';
 import { createFaceAnalyzer, type FaceAnalysis } from './face/index.js';
-import { type CaptureQuality, captureQuality } from './quality.js';
+import { type CaptureQuality, captureQuality, type QualityLook } from './quality.js';
 
 export type IdentityRole = 'analysis' | 'quality';
 
@@ -32,10 +32,10 @@ export type IdentityTask =
       docType?: string;
     }
   | {
-      /** the capture-quality verdict's measures (`selfie`: no MRZ or barcode looked for) */
+      /** the capture-quality verdict's measures, of what the upload's side must show */
       kind: 'quality';
       image: Uint8Array;
-      selfie: boolean;
+      look: QualityLook;
     }
   | {
       /** passive (and active) authentication of a chip's data, its DG2 portrait decoded and its face analysed */
@@ -101,7 +101,7 @@ export default async function analyze(task: IdentityTask): Promise<IdentityOutpu
     const faces = await analyzer;
     await barcodes;
     const quality = await captureQuality(image, {
-      selfie: task.selfie,
+      look: task.look,
       countFaces: (bytes) => faces.count(bytes),
     });
     return { kind: 'quality', quality };

@@ -182,10 +182,22 @@ export const DocumentQualityOut = Type.Object(
     glare: Type.Number({ description: 'fraction of saturated pixels inside the document' }),
     width: Type.Integer(),
     height: Type.Integer(),
-    mrz_found: Type.Boolean({ description: 'an MRZ band was found (image analysis, not read)' }),
-    barcode_found: Type.Boolean({ description: 'a PDF417 barcode was found and decoded' }),
-    face_found: Type.Boolean(),
-    faces: Type.Integer({ description: 'how many faces were found' }),
+    mrz_found: Nullable(
+      Type.Boolean({
+        description:
+          'an MRZ band was found (image analysis, not read); null: not looked for (the side need not show one, or a barcode was found)',
+      }),
+    ),
+    barcode_found: Nullable(
+      Type.Boolean({
+        description:
+          'a PDF417 barcode was found and decoded; null: not looked for (a passport, or a side that need not show data)',
+      }),
+    ),
+    face_found: Nullable(Type.Boolean({ description: 'null: not looked for (a card back)' })),
+    faces: Nullable(
+      Type.Integer({ description: 'how many faces were found; null: not looked for (a card back)' }),
+    ),
     took_ms: Type.Integer(),
   },
   { title: 'DocumentQualityOut' },

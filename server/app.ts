@@ -387,7 +387,7 @@ function apiRoutes(d: {
       store: documentDeps.store,
       log,
       maxBytes: config.DOCUMENT_MAX_BYTES,
-      measure: (image, selfie) => d.qualityPool.quality(image, selfie),
+      measure: (image, look) => d.qualityPool.quality(image, look),
     }),
     ...livenessRoutes(sql),
     ...operatorRoutes(sql),

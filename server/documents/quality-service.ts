@@ -1,4 +1,4 @@
-import type { CaptureQuality } from '../../identity/quality.js';
+import type { CaptureQuality, QualityLook } from '../../identity/quality.js';
 import type { DocumentQualityOut } from '../../schemas/documents.js';
 import type { Sql } from '../db/sql.js';
 import { NotFound, StateConflict } from '../domain-errors.js';
@@ -13,7 +13,7 @@ export interface QualityDeps {
   /** DOCUMENT_MAX_BYTES: a larger object is never downloaded */
   maxBytes: number;
   /** the capture-quality measures of one image, on an identity thread of role `quality` */
-  measure(image: Uint8Array, selfie: boolean): Promise<CaptureQuality>;
+  measure(image: Uint8Array, look: QualityLook): Promise<CaptureQuality>;
 }
 
 /** What an upload must show to be worth submitting, by its side: a selfie one face; a card's front its portrait;
@@ -26,6 +26,12 @@ export function expectations(docType: string, side: string): { data: boolean; fa
   return { data: true, face: true };
 }
 
+/** What the quality look searches an upload for: what its side must show; a passport's data page has no barcode. */
+export function qualityLook(docType: string, side: string): QualityLook {
+  const want = expectations(docType, side);
+  return { data: want.data ? (docType === 'passport' ? 'mrz' : 'any') : null, faces: want.face };
+}
+
 /** The verdict on measures `q` of an upload: reason codes of the document and selfie checks' catalogue. */
 export function qualityVerdict(q: CaptureQuality, docType: string, side: string): DocumentQualityOut {
   const want = expectations(docType, side);
@@ -36,7 +42,7 @@ export function qualityVerdict(q: CaptureQuality, docType: string, side: string)
     if (q.problems.length) reasons.push('document_quality_low');
     if (want.data && !q.mrz_found && !q.barcode_found) reasons.push('document_unreadable');
     if (want.face && q.faces === 0) reasons.push(selfie ? 'selfie_no_face' : 'document_no_face');
-    if (selfie && q.faces > 1) reasons.push('selfie_multiple_faces');
+    if (selfie && (q.faces ?? 0) > 1) reasons.push('selfie_multiple_faces');
   }
   return {
     ok: reasons.length === 0,
@@ -48,7 +54,7 @@ export function qualityVerdict(q: CaptureQuality, docType: string, side: string)
     height: q.height,
     mrz_found: q.mrz_found,
     barcode_found: q.barcode_found,
-    face_found: q.faces > 0,
+    face_found: q.faces === null ? null : q.faces > 0,
     faces: q.faces,
     took_ms: q.took_ms,
   };
@@ -81,6 +87,6 @@ export async function documentQuality(
     throw conflict('object_missing', 'Nothing has been uploaded for this document yet');
   if (read.kind === 'too_large')
     throw conflict('too_large', `The upload has ${read.size} bytes, limit ${deps.maxBytes}`);
-  const q = await deps.measure(read.bytes, d.doc_type === 'selfie');
+  const q = await deps.measure(read.bytes, qualityLook(d.doc_type, d.side));
   return qualityVerdict(q, d.doc_type, d.side);
 }

@@ -1,5 +1,5 @@
 import { Piscina } from 'piscina';
-import type { CaptureQuality } from '../../identity/quality.js';
+import type { CaptureQuality, QualityLook } from '../../identity/quality.js';
 import type {
   ChipResult,
   IdentityOutput,
@@ -65,8 +65,8 @@ export class IdentityPool {
   }
 
   /** The capture-quality measures of one image. */
-  async quality(image: Uint8Array, selfie: boolean): Promise<CaptureQuality> {
-    const out = await this.run({ kind: 'quality', image, selfie });
+  async quality(image: Uint8Array, look: QualityLook): Promise<CaptureQuality> {
+    const out = await this.run({ kind: 'quality', image, look });
     if (out.kind !== 'quality') throw new Error('a quality task answered with an analysis');
     return out.quality;
   }

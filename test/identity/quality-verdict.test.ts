@@ -8,6 +8,7 @@ import { findMrzBand } from '../../identity/document/band.js';
 import type { Gray } from '../../identity/document/image.js';
 import { quality } from '../../identity/document/reader.js';
 import { QUALITY_THRESHOLDS, qualityProblems } from '../../identity/quality-thresholds.js';
+import { qualityLook } from '../../server/documents/quality-service.js';
 import { face, HAS_IDENTITY_DATA, syntheticPassport } from '../helpers/identity-images.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 
@@ -76,5 +77,19 @@ describe.skipIf(!HAS_IDENTITY_DATA)('MRZ band by image analysis', () => {
 
   it('finds none on a face photograph', async () => {
     expect(await findMrzBand(await grey(readFileSync(face('img17.jpg'))))).toBeNull();
+  });
+});
+
+describe('what the quality look searches an upload for: what its side must show', () => {
+  it.each([
+    ['passport', 'single', { data: 'mrz', faces: true }],
+    ['id_card', 'single', { data: 'any', faces: true }],
+    ['driving_license', 'front', { data: null, faces: true }],
+    ['driving_license', 'back', { data: 'any', faces: false }],
+    ['id_card', 'back', { data: 'any', faces: false }],
+    ['selfie', 'single', { data: null, faces: true }],
+    ['proof_of_address', 'single', { data: null, faces: false }],
+  ] as const)('%s, side %s', (docType, side, look) => {
+    expect(qualityLook(docType, side)).toEqual(look);
   });
 });
