@@ -44,9 +44,14 @@ export interface ApplicantPageDeps {
   dir?: string;
   /** origins the page PUTs its captures to (the object store's presigned URLs) */
   uploadOrigins?: string[];
+}
+
+export interface ApplicantPageRouteDeps {
+  /** the page, rendered for the origins that may frame it (the same renderer answers an opened link) */
+  render: ApplicantPageRenderer;
   /** the `allowed_origins` of the tenant whose applicant session this request carries, or that `?session=` names
    * ([] without one) */
-  embedOrigins?: (req: RequestInfo, sessionId?: string) => Promise<string[]>;
+  embedOrigins: (req: RequestInfo, sessionId?: string) => Promise<string[]>;
 }
 
 /** Renders the page for a request whose embedding origins are known: the opened link's answer and GET /applicant/. */
@@ -54,7 +59,7 @@ export type ApplicantPageRenderer = ((origins: string[]) => Reply) & {
   bundle: ReturnType<typeof staticBundle>;
 };
 
-export function applicantPageRenderer(deps: Pick<ApplicantPageDeps, 'dir' | 'uploadOrigins'> = {}) {
+export function applicantPageRenderer(deps: ApplicantPageDeps = {}) {
   const bundle = staticBundle(
     deps.dir ?? DEFAULT_APPLICANT_DIR,
     'The applicant page is not built: run `npm run build` (or `npm run build:applicant`)',
@@ -81,11 +86,10 @@ export function applicantPageRenderer(deps: Pick<ApplicantPageDeps, 'dir' | 'upl
   return Object.assign(render, { bundle });
 }
 
-export function applicantPageRoutes(deps: ApplicantPageDeps & { render?: ApplicantPageRenderer } = {}) {
-  const render = deps.render ?? applicantPageRenderer(deps);
+export function applicantPageRoutes({ render, embedOrigins }: ApplicantPageRouteDeps) {
   const bundle = render.bundle;
   const page = async ({ req, query }: { req: RequestInfo; query: { session?: string } }): Promise<Reply> =>
-    render((await deps.embedOrigins?.(req, query.session)) ?? []);
+    render(await embedOrigins(req, query.session));
 
   return [
     assetRoute({ prefix: '/applicant', operationId: 'applicantPageAsset', tag: APPLICANT_PAGE_TAG, bundle }),
