@@ -213,6 +213,9 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
     matchOf[i] = -1;
   }
   for (let j = 0; j < nc; j++) usedC[j] = 0;
+  // a Han or Hangul name against a Latin one: its syllables are read exactly, so a romanised syllable of 3 letters
+  // or fewer that only resembles the other name's part (lin/bin, sug/su) is another syllable, not a spelling of it
+  const crossSyllables = !org && q.cjk.length > 0 !== c.cjk.length > 0;
   // greedy one-to-one alignment, best pairs first; ties go to the earliest positions (deterministic)
   let matchedW = 0;
   let matchedTotal = 0;
@@ -228,6 +231,7 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
       for (let j = 0; j < nc; j++) {
         if (usedC[j]) continue;
         const s = sims[i * MAX_T + j]!;
+        if (crossSyllables && s < 1 && shortSyllable(q.tokens[i]!, c.tokens[j]!)) continue;
         if (s > best || (bi < 0 && s >= best)) {
           best = s;
           bi = i;
@@ -313,6 +317,11 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
     if (alt > align) align = alt;
   }
   return align;
+}
+
+/** Whether either of two romanised tokens is a syllable of 3 letters or fewer (crossSyllables in alignScore). */
+function shortSyllable(a: string, b: string): boolean {
+  return Math.min(a.length, b.length) <= 3;
 }
 
 /** The weight of a Han or Hangul name's tokens left unaligned: each a syllable or name of its own (a romanised

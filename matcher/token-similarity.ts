@@ -93,6 +93,29 @@ export function pairSimilarity(
   return v;
 }
 
+/** The masculine and feminine forms of one given name (Martin/Martina, Michael/Michaela, Luis/Luisa, Mario/Maria,
+ * Antonio/Antonia): one form is the other with -a added to a consonant, or the two end in -o and -a on a stem of 4+
+ * letters. They name two different people, though one letter apart; Tajik and Uzbek renderings of -ullah (Abdullo,
+ * Abdulla: folded -ulo, -ula) are one name and are left out. */
+export function genderedPair(a: string, b: string): boolean {
+  const d = a.length - b.length;
+  if (d === 1 || d === -1) {
+    const long = d > 0 ? a : b;
+    const short = d > 0 ? b : a;
+    return (
+      short.length >= 4 &&
+      long.endsWith('a') &&
+      long.startsWith(short) &&
+      !VOWEL[short.charCodeAt(short.length - 1) & 127]
+    );
+  }
+  if (d !== 0 || a.length < 5) return false;
+  const ea = a[a.length - 1];
+  const eb = b[b.length - 1];
+  if (!((ea === 'a' && eb === 'o') || (ea === 'o' && eb === 'a'))) return false;
+  return a.slice(0, -1) === b.slice(0, -1) && !a.endsWith('ul' + ea);
+}
+
 /** Similarity of two folded tokens in [0,1]. */
 export function tokenSimilarity(
   a: string,
@@ -108,6 +131,7 @@ export function tokenSimilarity(
   // lowest similarity that still aligns; a number against a word or a mixed token never aligns
   if (hasDigit(a) || hasDigit(b)) return allDigits(a) && allDigits(b) ? SCORE_PARAMS.numberSim : 0;
   if (a.length === 1 || b.length === 1) return a[0] === b[0] ? INITIAL_SIM : 0;
+  if (!org && !abjadMode && genderedPair(a, b)) return 0;
   let s = editRatio(a, b, SCORE_PARAMS.minTokenSim);
   const slipFloor = 1 - TYPO_FLOOR_EDITS / Math.max(a.length, b.length, 5);
   if (s < slipFloor && (typingSlip(a, b) || (org && companyTypo(a, b)))) s = slipFloor;

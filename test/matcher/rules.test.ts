@@ -25,7 +25,7 @@ import {
   wawAsVowel,
 } from '../../matcher/normalize.js';
 import { prepareName } from '../../matcher/prepared-name.js';
-import { companyTypo, typingSlip } from '../../matcher/token-similarity.js';
+import { companyTypo, genderedPair, typingSlip } from '../../matcher/token-similarity.js';
 import { SCORE_PARAMS } from '../../matcher/weights.js';
 import { listedEntity, personEntity } from '../helpers/entities.js';
 
@@ -642,5 +642,30 @@ describe('abjad skeletons joined only across a join (issue 30)', () => {
     expect(person('حسن نصر الله', 'Hassan Nasrallah')).toBeGreaterThanOrEqual(T);
     expect(person('عبدالله', 'Abd Allah')).toBeGreaterThanOrEqual(T);
     expect(person('علي شمشیری', 'Ali Shamshiri')).toBeGreaterThanOrEqual(T);
+  });
+});
+
+describe('masculine and feminine forms of a given name are two names (issue 30)', () => {
+  it('does not align Martin with Martina or Mario with Maria, but keeps typos and Tajik -ullo/-ulla', () => {
+    expect(genderedPair('martina', 'martin')).toBe(true);
+    expect(genderedPair('maria', 'mario')).toBe(true);
+    expect(person('Martina Rodriguez', 'Martin Ramirez-Rodriguez')).toBeLessThan(T);
+    expect(person('Luisa López', 'LUIS LOPEZ')).toBeLessThan(T);
+    expect(person('Michaela Miller', 'Scott Michael Miller')).toBeLessThan(T);
+    // an -a after a vowel is not a feminine ending, -ullo/-ulla is one name, a company is not a person
+    expect(genderedPair('abdulo', 'abdula')).toBe(false);
+    expect(person('Abdullo Rahimov', 'Abdulla Rahimov')).toBeGreaterThanOrEqual(T);
+    expect(person('Martin Rodriguez', 'Martin Ramirez-Rodriguez')).toBeGreaterThanOrEqual(T);
+    expect(company('MARINO TRADING LLC', 'MARINA TRADING LLC')).toBeGreaterThanOrEqual(T);
+  });
+});
+
+describe('a romanised syllable across scripts is read exactly (issue 30)', () => {
+  it('does not align a Han or Hangul syllable with a short Latin part that only resembles it', () => {
+    // 琳 lin is not Bin, 숙 suk is not Su; the same syllables still meet
+    expect(person('琳 杨', 'Bin Yang')).toBeLessThan(T);
+    expect(person('영숙 김', 'Young Su Kim')).toBeLessThan(T);
+    expect(person('중수 이', 'Jong-Su Ri')).toBeGreaterThanOrEqual(T);
+    expect(person('병철 김', 'Pyong Chol Kim')).toBeGreaterThanOrEqual(T);
   });
 });
