@@ -15,7 +15,14 @@ import {
   weightOf,
 } from './token-facts.js';
 import { companyTypo, pairSimilarity, TYPO_FLOOR_EDITS, typingSlip } from './token-similarity.js';
-import { ACRONYM_DISCOUNT, BIN_SWAP, FORM_CONFLICT, SCORE_PARAMS, type ScoreParams } from './weights.js';
+import {
+  ACRONYM_DISCOUNT,
+  BIN_SWAP,
+  FORM_CONFLICT,
+  GIVEN_SHIFTED,
+  SCORE_PARAMS,
+  type ScoreParams,
+} from './weights.js';
 
 /** Tokens per name that alignment reads (and the bound covers). */
 export const MAX_T = 16;
@@ -283,6 +290,9 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
       if (org) pen = (qN + cN) * p.orgExtra;
       else if (qN > 0) pen = qN * (multi ? p.queryExtraMulti : p.queryExtraSingle);
       else if (cN > 0) pen = cN * (multi ? p.candExtraMulti : p.candExtraSingle);
+      // the given name of one name standing as the other's middle name, while the other's own given name is left out
+      // (Michael Johnson / WILLIAM MICHAEL JOHNSON, Stephanie James Lee / James Lee): another person of that name
+      if (!org && pen < GIVEN_SHIFTED && givenShifted(q, c, nq, nc)) pen = GIVEN_SHIFTED;
       align = core * (1 - Math.min(p.extraCap, pen));
       // across scripts a name part left over counts as another name, not as a dropped middle name. A Han or Hangul
       // name against a Latin one: every syllable is part of a given or family name (李 陈 is not Hao Li Chen, 수빈 이
@@ -317,6 +327,29 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
     if (alt > align) align = alt;
   }
   return align;
+}
+
+/** Whether, in two Latin person names written given name first (no comma, no abjad, Han or Hangul), the first
+ * token of one is left over while the other's first token aligned with a later token of it: the one name's given
+ * name is the other's middle name. Uses the alignment of the last alignScore call; the token left over must be a
+ * given name (givenToken). */
+function givenShifted(q: PreparedName, c: PreparedName, nq: number, nc: number): boolean {
+  if (q.abjad || c.abjad || q.cjk.length > 0 || c.cjk.length > 0) return false;
+  // given, middle and family name against given and family name: a longer name has more given names, and a person
+  // is often known by any of them (Alexandre Boris de Pfeffel Johnson)
+  if (q.rawSwapped.length > 0 || c.rawSwapped.length > 0 || Math.min(nq, nc) !== 2 || Math.max(nq, nc) !== 3)
+    return false;
+  // the list name's first token left over, the query's first aligned further on
+  if (!usedC[0] && matchOf[0]! > 0) return givenToken(c.tokens[0]!);
+  if (usedQ[0] || !givenToken(q.tokens[0]!)) return false;
+  for (let i = 1; i < nq; i++) if (matchOf[i] === 0) return true;
+  return false;
+}
+
+/** A given name left over: not an initial or a particle, and 4+ letters (a syllable of 3 or fewer may be half of a
+ * given name written in two, Hao Li Chen). */
+function givenToken(t: string): boolean {
+  return t.length >= 4 && !PARTICLES.has(t);
 }
 
 /** Whether either of two romanised tokens is a syllable of 3 letters or fewer (crossSyllables in alignScore). */

@@ -39,6 +39,8 @@ export const SCORE_PARAMS: ScoreParams = {
 export const FORM_CONFLICT = 0.16;
 export const BIN_SWAP = 0.75;
 export const ACRONYM_DISCOUNT = 0.95;
+/** The least cost of a person name whose given name stands as the other's middle name (givenShifted in alignment.ts). */
+export const GIVEN_SHIFTED = 0.16;
 
 /**
  * The features added to the name score and the values each can add (combine() in features.ts adds value × the

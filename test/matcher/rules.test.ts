@@ -669,3 +669,15 @@ describe('a romanised syllable across scripts is read exactly (issue 30)', () =>
     expect(person('병철 김', 'Pyong Chol Kim')).toBeGreaterThanOrEqual(T);
   });
 });
+
+describe("one name's given name standing as the other's middle name (issue 30)", () => {
+  it('scores a given, middle and family name against the middle and family name below the threshold', () => {
+    expect(person('Michael Johnson', 'WILLIAM MICHAEL JOHNSON')).toBeLessThan(T);
+    expect(person('Stephanie James Lee', 'James Lee')).toBeLessThan(T);
+    // a dropped middle name, a comma name, and a longer name with several given names still match
+    expect(person('William Johnson', 'WILLIAM MICHAEL JOHNSON')).toBeGreaterThanOrEqual(T);
+    expect(person('Patrick Alexandria Germain', 'PATRICK GERMAIN')).toBeGreaterThanOrEqual(T);
+    expect(person('Maritza Rojas', 'ROJAS MONTOYA, Maritza')).toBeGreaterThanOrEqual(T);
+    expect(person('Boris Johnson', 'Alexandre Boris de Pfeffel Johnson')).toBeGreaterThanOrEqual(T);
+  });
+});
