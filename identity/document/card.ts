@@ -7,10 +7,14 @@ import { estimateSkew, type Gray, png, resize, rotate, sauvola } from './image.j
 import type { Ocr } from './ocr.js';
 import type { BarcodeReading, DocumentReading, ImageQuality } from './types.js';
 
+/** Which of readBarcode's looks to take: all of them, the image as decoded only (a few milliseconds), or the
+ * deskewed ones only (the skew estimate costs a few hundred milliseconds). */
+export type BarcodeLooks = 'all' | 'as-is' | 'turned';
+
 /** The PDF417 symbol on a card's back: as decoded, then deskewed (zxing's detector tolerates little rotation),
  * then binarised (uneven light, glare); the first symbol whose payload is AAMVA wins, else the first decoded one
- * (its error says why it is not used). */
-export async function readBarcode(gray: Gray): Promise<BarcodeReading | null> {
+ * (its error says why it is not used). `looks`: all three, the first only, or the two after it. */
+export async function readBarcode(gray: Gray, looks: BarcodeLooks = 'all'): Promise<BarcodeReading | null> {
   let first: BarcodeReading | null = null;
   let deskewed: Gray | undefined;
   const straight = async () => {
@@ -23,6 +27,7 @@ export async function readBarcode(gray: Gray): Promise<BarcodeReading | null> {
     async () => sauvola(await straight(), Math.max(15, Math.round(gray.width / 40)) | 1, 0.15),
   ];
   for (const [i, image] of attempts.entries()) {
+    if ((looks === 'as-is' && i > 0) || (looks === 'turned' && i === 0)) continue;
     for (const symbol of await readPdf417(await image(), i > 0)) {
       const parsed = parseAamva(symbol.text);
       const reading: BarcodeReading = parsed.ok

@@ -224,12 +224,21 @@ async function readOne(
     const qual = quality(decoded.width, decoded.height, q.blur, q.glare);
     lap('quality');
     if (side === 'front') return frontReading(await readFront(ocr, decoded.gray), qual, started);
-    // a barcode first: a licence's back has no MRZ, and a decoded PDF417 needs no OCR at all
-    const barcode = options.barcodeFirst ? await readBarcode(decoded.gray) : null;
+    // a barcode first: a licence's back has no MRZ, and a decoded PDF417 needs no OCR at all. A single side (a
+    // data page, a card with its MRZ) gets only the look at the image as decoded before its MRZ band is read; the
+    // deskewed looks, whose skew estimate costs more than the band's reading, only when that band gives no reading
+    const staged = side === 'single';
+    let barcode = options.barcodeFirst ? await readBarcode(decoded.gray, staged ? 'as-is' : 'all') : null;
     if (options.barcodeFirst) lap('barcode');
     if (barcode?.aamva) return barcodeReading(barcode, qual, started);
     const located = options.locateFirst ? await readLocated(ocr, decoded.gray, qual, started, lap) : null;
     if (located) return { ...located, barcode };
+    if (options.barcodeFirst && staged) {
+      const turned = await readBarcode(decoded.gray, 'turned');
+      lap('barcode');
+      if (turned?.aamva) return barcodeReading(turned, qual, started);
+      barcode ??= turned;
+    }
     const reading = { ...decide(await readAll(ocr, decoded.gray), qual, started), barcode };
     lap('search');
     return reading;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Licence, licenceBack, photograph } from '../../bench/licence-images.js';
 import { SPECIMEN_TD2, SPECIMEN_TD3 } from '../../bench/mrz-specimens.js';
 import { median, rotate } from '../../identity/document/image.js';
 import {
@@ -19,6 +20,22 @@ import { tieBreak } from '../../identity/document/reader.js';
 import { HAS_SHARED_DATA, REPO_ROOT, sharedPath } from '../helpers/shared-data.js';
 
 import { TD3_LINES } from './mrz/specimens.js';
+
+const NY_LICENCE: Licence = {
+  issuer: '636001',
+  jurisdiction: 'NY',
+  version: 10,
+  number: 'D1234567',
+  family: 'DOE',
+  first: 'JANE',
+  birth: '1980-01-15',
+  expiry: '2031-01-15',
+  issued: '2023-01-15',
+  sex: 'F',
+  street: '1 MAIN ST',
+  city: 'ALBANY',
+  postal: '122070000',
+};
 
 describe('valid readings that disagree: the tie-break', () => {
   const good = { ...SPECIMEN_TD3, document_number: 'A0000000' };
@@ -210,6 +227,29 @@ describe.skipIf(!HAS_SHARED_DATA)('document reader on the PassportEye specimens'
       expect(stages(r)).toContain('located');
       expect(stages(r)).not.toContain('ocr.blockLines');
       expect(stages(r)).not.toContain('ocr.layout');
+    });
+
+    it('on a single side of no declared type, looks for a barcode as decoded only before reading the band', async () => {
+      const r = await profiled.read(spec('passport-td3.jpg'), 'single');
+      expect(r.mrz).toEqual(SPECIMEN_TD3);
+      expect(r.barcode).toBeNull();
+      // one barcode look, the cheap one, before the band; the deskewed looks (a skew estimate) never run
+      expect(stages(r).filter((s) => s === 'barcode')).toHaveLength(1);
+      expect(stages(r).indexOf('barcode')).toBeLessThan(stages(r).indexOf('locate'));
+      expect(stages(r)).toContain('located');
+    });
+
+    it('a single side whose barcode only a deskewed look decodes is still read by its barcode', async () => {
+      const back = await photograph(await licenceBack(NY_LICENCE), { rotate: 8, jpeg: 70 });
+      const r = await profiled.read(back, 'single');
+      expect(r.barcode?.aamva).toMatchObject({ document_number: 'D1234567', family_name: 'DOE' });
+      expect(r.mrz).toBeNull();
+      // the look as decoded missed it (turned 8°), the deskewed looks after the band found it
+      expect(stages(r).filter((s) => s === 'barcode')).toHaveLength(2);
+      // as a back, every barcode look comes first
+      const asBack = await profiled.read(back, 'back');
+      expect(asBack.barcode?.aamva).toMatchObject({ document_number: 'D1234567' });
+      expect(stages(asBack)).not.toContain('locate');
     });
 
     it('is not taken when the LSTM engine reads its surname otherwise (79_pass-can: QATN, MARTIN)', async () => {
