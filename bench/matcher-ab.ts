@@ -21,6 +21,13 @@
 //                                             timed, BENCH_FUZZ=q fuzzball queries, BENCH_GC=1 two full
 //                                             collections, N passes timed twice more); BENCH_CYCLES=c first times
 //                                             c × (N passes, two full collections unless BENCH_NOGC=1, N passes)
+//   node dist/bench/matcher-ab.js build [N] [R]
+//                                             bench:matcher's synthetic list of N entities (default 200,000) built R
+//                                             times (default 1), generated as it is indexed (as bench:matcher times
+//                                             it): CPU per build (process, GC threads included) and sha256 of the
+//                                             index (every buffer and the metadata but its build time: index
+//                                             unchanged ⇔ same hash); with BENCH_BEFORE the other build's too,
+//                                             alternating who goes first
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -38,6 +45,7 @@ import {
   negativeSubjects,
   readTable,
   subjectOf,
+  syntheticSet,
   YENTE_BENCH,
 } from './matcher-data.js';
 
@@ -54,6 +62,55 @@ const log = (s: string): void => {
       .join(' ')})\n`,
   );
 };
+
+/** V8's gc(), as bench:matcher gets it. */
+const exposeGc = (): (() => void) => {
+  v8.setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+};
+/** sha256 of an index: its buffers by name and its metadata but the build time. */
+const indexHash = (idx: IndexData): string => {
+  const h = createHash('sha256');
+  for (const name of Object.keys(idx.buffers).sort()) {
+    h.update(name);
+    h.update(new Uint8Array(idx.buffers[name]!));
+  }
+  const { build_ms: _, ...meta } = idx.meta;
+  h.update(JSON.stringify(meta));
+  return h.digest('hex').slice(0, 16);
+};
+
+if (mode === 'build') {
+  const count = Number(process.argv[3] ?? 200_000);
+  const rounds = Number(process.argv[4] ?? 1);
+  const gcFn = exposeGc();
+  const sides: { label: string; m: Matcher; cpu: number; builds: number; hash: string }[] = [
+    { label: 'after', m: ours, cpu: 0, builds: 0, hash: '' },
+  ];
+  if (process.env.BENCH_BEFORE) {
+    const url = pathToFileURL(path.join(process.env.BENCH_BEFORE, 'matcher/index.js')).href;
+    sides.unshift({ label: 'before', m: (await import(url)) as Matcher, cpu: 0, builds: 0, hash: '' });
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
+      gcFn();
+      gcFn();
+      // generated as it is indexed, as bench:matcher times it
+      const t = process.cpuUsage();
+      const idx = side.m.buildIndex(syntheticSet(count).entities(), 'synthetic') as IndexData;
+      const u = process.cpuUsage(t);
+      side.cpu += (u.user + u.system) / 1000;
+      side.builds++;
+      side.hash = indexHash(idx);
+      log(`${side.label}: build ${((u.user + u.system) / 1000).toFixed(0)} ms CPU, index ${side.hash}`);
+    }
+  }
+  for (const s of sides)
+    log(
+      `${s.label}: ${count} entities, ${(s.cpu / s.builds / 1000).toFixed(2)} s CPU per build, index ${s.hash}`,
+    );
+  process.exit(0);
+}
 
 const entities: Entity[] = [];
 for (const l of LISTS) entities.push(...((await loadList(l.format, l.path)) ?? []));
@@ -72,11 +129,6 @@ const threadCpuMs = (): number => {
     return (u.user + u.system) / 1000;
   }
   return Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[0]) / 1e6;
-};
-/** V8's gc(), as bench:matcher gets it. */
-const exposeGc = (): (() => void) => {
-  v8.setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
 };
 const open = (m: Matcher): Screener => m.openIndex(m.buildIndex(entities, 'all') as IndexData);
 log(`${entities.length} entities, ${negatives.length} negatives`);

@@ -64,3 +64,108 @@ export async function loadList(format: string, rel: string): Promise<Entity[] | 
   for await (const e of readSource(format, p, () => {})) out.push(e);
   return out;
 }
+
+/** bench:matcher's deterministic synthetic list of `n` entities (seeded): the generator, and the random source,
+ * given names, word maker and sampled primary names (every 200th, filled as the generator runs) its queries use. */
+export function syntheticSet(n: number) {
+  let seed = 20261121;
+  const rnd = (): number => {
+    // mulberry32
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
+  const onsets = [
+    '',
+    'b',
+    'd',
+    'f',
+    'g',
+    'h',
+    'k',
+    'l',
+    'm',
+    'n',
+    'p',
+    'r',
+    's',
+    't',
+    'v',
+    'z',
+    'sh',
+    'ch',
+    'kh',
+    'br',
+    'st',
+    'tr',
+    'gr',
+    'dr',
+  ];
+  const vowels = ['a', 'e', 'i', 'o', 'u', 'a', 'e', 'i', 'ai', 'ou', 'ia'];
+  const codas = ['', '', '', 'n', 'r', 'l', 's', 'm', 'k', 't', 'v', 'd'];
+  const word = (minS: number, maxS: number): string => {
+    const n = minS + Math.floor(rnd() * (maxS - minS + 1));
+    let w = '';
+    for (let i = 0; i < n; i++) w += pick(onsets) + pick(vowels) + pick(codas);
+    return w[0]!.toUpperCase() + w.slice(1);
+  };
+  const given = Array.from({ length: 3000 }, () => word(2, 3));
+  const family = Array.from({ length: 120_000 }, () => word(2, 4));
+  const suffixes = ['ov', 'ev', 'enko', 'ski', 'escu', 'idze', 'ian', 'son', 'ez', 'i', ''];
+  const orgWords = [
+    'Trading',
+    'Group',
+    'Holding',
+    'International',
+    'Shipping',
+    'Bank',
+    'Industries',
+    'Energy',
+    'Petroleum',
+    'Services',
+    'Logistics',
+    'Investment',
+    'Technologies',
+    'Maritime',
+  ];
+  const forms = ['LLC', 'Ltd', 'JSC', 'GmbH', 'SA', 'Inc', 'Corporation', 'Company', 'FZE', 'PLC', ''];
+  const countries = ['RU', 'IR', 'KP', 'SY', 'CN', 'AE', 'TR', 'VE', 'BY', 'AF', 'IQ', 'LB'];
+  const sampleNames: string[] = [];
+  function* entities(): Generator<Entity> {
+    for (let i = 0; i < n; i++) {
+      const person = rnd() < 0.6;
+      const fam = () => pick(family) + pick(suffixes);
+      const primary = person
+        ? `${pick(given)} ${rnd() < 0.3 ? pick(given) + ' ' : ''}${fam()}`
+        : `${fam()} ${pick(orgWords)}${rnd() < 0.5 ? ' ' + pick(orgWords) : ''} ${pick(forms)}`.trim();
+      const names: Entity['names'] = [{ value: primary, kind: 'primary' }];
+      const r = rnd();
+      if (r < 0.35)
+        names.push({
+          value: person ? `${fam()}, ${pick(given)}` : `${fam()} ${pick(orgWords)}`,
+          kind: r < 0.05 ? 'weak' : 'alias',
+        });
+      if (i % 200 === 0) sampleNames.push(primary);
+      yield {
+        entity_id: `synthetic:${i}`,
+        source: 'synthetic',
+        source_id: String(i),
+        schema: person ? 'Person' : 'Company',
+        names,
+        birth_dates: person
+          ? [`${1940 + Math.floor(rnd() * 65)}-0${1 + Math.floor(rnd() * 9)}-1${Math.floor(rnd() * 9)}`]
+          : [],
+        birth_places: [],
+        countries: rnd() < 0.5 ? [pick(countries)] : [],
+        nationalities: person && rnd() < 0.5 ? [pick(countries)] : [],
+        identifiers: [],
+        programs: ['SYNTH'],
+        datasets: [rnd() < 0.8 ? 'sanctions' : 'pep'],
+      };
+    }
+  }
+  return { rnd, pick, word, given, sampleNames, entities };
+}

@@ -31,6 +31,7 @@ import {
   readTable,
   SHARED,
   subjectOf,
+  syntheticSet,
   YENTE_BENCH,
 } from './matcher-data.js';
 import { type ListName, PERTURB_CLASSES, perturb } from './perturb.js';
@@ -556,105 +557,7 @@ const oneThreadQps = 1000 / (negTimes.reduce((a, b) => a + b, 0) / negTimes.leng
 // ---- synthetic 1,000,000 entities ----------------------------------------------------------------------
 
 {
-  let seed = 20261121;
-  const rnd = (): number => {
-    // mulberry32
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
-  const onsets = [
-    '',
-    'b',
-    'd',
-    'f',
-    'g',
-    'h',
-    'k',
-    'l',
-    'm',
-    'n',
-    'p',
-    'r',
-    's',
-    't',
-    'v',
-    'z',
-    'sh',
-    'ch',
-    'kh',
-    'br',
-    'st',
-    'tr',
-    'gr',
-    'dr',
-  ];
-  const vowels = ['a', 'e', 'i', 'o', 'u', 'a', 'e', 'i', 'ai', 'ou', 'ia'];
-  const codas = ['', '', '', 'n', 'r', 'l', 's', 'm', 'k', 't', 'v', 'd'];
-  const word = (minS: number, maxS: number): string => {
-    const n = minS + Math.floor(rnd() * (maxS - minS + 1));
-    let w = '';
-    for (let i = 0; i < n; i++) w += pick(onsets) + pick(vowels) + pick(codas);
-    return w[0]!.toUpperCase() + w.slice(1);
-  };
-  const given = Array.from({ length: 3000 }, () => word(2, 3));
-  const family = Array.from({ length: 120_000 }, () => word(2, 4));
-  const suffixes = ['ov', 'ev', 'enko', 'ski', 'escu', 'idze', 'ian', 'son', 'ez', 'i', ''];
-  const orgWords = [
-    'Trading',
-    'Group',
-    'Holding',
-    'International',
-    'Shipping',
-    'Bank',
-    'Industries',
-    'Energy',
-    'Petroleum',
-    'Services',
-    'Logistics',
-    'Investment',
-    'Technologies',
-    'Maritime',
-  ];
-  const forms = ['LLC', 'Ltd', 'JSC', 'GmbH', 'SA', 'Inc', 'Corporation', 'Company', 'FZE', 'PLC', ''];
-  const countries = ['RU', 'IR', 'KP', 'SY', 'CN', 'AE', 'TR', 'VE', 'BY', 'AF', 'IQ', 'LB'];
-  const sampleNames: string[] = [];
-  function* synth(): Generator<Entity> {
-    for (let i = 0; i < SYNTH_N; i++) {
-      const person = rnd() < 0.6;
-      const fam = () => pick(family) + pick(suffixes);
-      const primary = person
-        ? `${pick(given)} ${rnd() < 0.3 ? pick(given) + ' ' : ''}${fam()}`
-        : `${fam()} ${pick(orgWords)}${rnd() < 0.5 ? ' ' + pick(orgWords) : ''} ${pick(forms)}`.trim();
-      const names: Entity['names'] = [{ value: primary, kind: 'primary' }];
-      const r = rnd();
-      if (r < 0.35)
-        names.push({
-          value: person ? `${fam()}, ${pick(given)}` : `${fam()} ${pick(orgWords)}`,
-          kind: r < 0.05 ? 'weak' : 'alias',
-        });
-      if (i % 200 === 0) sampleNames.push(primary);
-      yield {
-        entity_id: `synthetic:${i}`,
-        source: 'synthetic',
-        source_id: String(i),
-        schema: person ? 'Person' : 'Company',
-        names,
-        birth_dates: person
-          ? [`${1940 + Math.floor(rnd() * 65)}-0${1 + Math.floor(rnd() * 9)}-1${Math.floor(rnd() * 9)}`]
-          : [],
-        birth_places: [],
-        countries: rnd() < 0.5 ? [pick(countries)] : [],
-        nationalities: person && rnd() < 0.5 ? [pick(countries)] : [],
-        identifiers: [],
-        programs: ['SYNTH'],
-        datasets: [rnd() < 0.8 ? 'sanctions' : 'pep'],
-      };
-    }
-  }
+  const { rnd, pick, word, given, sampleNames, entities: synth } = syntheticSet(SYNTH_N);
   gc();
   const r0 = process.memoryUsage().rss;
   const t0 = performance.now();
