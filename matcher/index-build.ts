@@ -304,8 +304,15 @@ export function buildIndex(
   clusterOf?: ReadonlyMap<string, string>,
 ): IndexData {
   const t0 = performance.now();
-  const list = Array.isArray(entities) ? (entities as Entity[]) : [...entities];
-  const clusters = clusterNumbers(list, clusterOf);
+  // a generator's entities are indexed as they come and then dropped (a 1M-entity list held through the build made
+  // every full collection mark it), unless consolidated entities need their entries' numbers first
+  let list = entities;
+  let clusters = new Map<string, number[]>();
+  if (clusterOf !== undefined && clusterOf.size > 0) {
+    const all = Array.isArray(entities) ? (entities as Entity[]) : [...entities];
+    clusters = clusterNumbers(all, clusterOf);
+    list = all;
+  }
   buildFoldCache(true);
   const cols = new Columns();
   const postings = new Postings();
@@ -367,10 +374,9 @@ export function buildIndex(
 /** consolidated id → the entity numbers (positions in `list`) of its entries present in this index, ascending. */
 function clusterNumbers(
   list: readonly Entity[],
-  clusterOf: ReadonlyMap<string, string> | undefined,
+  clusterOf: ReadonlyMap<string, string>,
 ): Map<string, number[]> {
   const out = new Map<string, number[]>();
-  if (clusterOf === undefined || clusterOf.size === 0) return out;
   list.forEach((e, i) => {
     const cid = clusterOf.get(e.entity_id);
     if (cid === undefined) return;

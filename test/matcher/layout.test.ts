@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AML_DATASETS, ENTITY_SCHEMAS } from '../../ingest/entity.js';
+import { AML_DATASETS, ENTITY_SCHEMAS, type Entity } from '../../ingest/entity.js';
 import {
   assertLayoutFits,
   buildIndex,
@@ -57,5 +57,37 @@ describe('index layout contract', () => {
     expect(() => openIndex(index)).not.toThrow();
     index.meta.format = INDEX_FORMAT - 1;
     expect(() => openIndex(index)).toThrow(IndexFormatError);
+  });
+
+  it('builds the same index from entities handed over one by one as from the whole list', () => {
+    const entity = (i: number, name: string): Entity => ({
+      entity_id: `t:${i}`,
+      source: 't',
+      source_id: String(i),
+      schema: i % 2 ? 'Company' : 'Person',
+      names: [{ value: name, kind: 'primary' }],
+      birth_dates: [],
+      birth_places: [],
+      countries: [],
+      nationalities: [],
+      identifiers: [{ type: 'imo', value: `IMO 93${i}4567` }],
+      programs: ['P'],
+      datasets: ['sanctions'],
+    });
+    const list = ['Ivan Petrov', 'Petrov Trading LLC', 'Иван Петров', 'Ivan Petrow', 'Acme Shipping Ltd'].map(
+      (n, i) => entity(i, n),
+    );
+    const bytes = (d: ReturnType<typeof buildIndex>) =>
+      Object.entries(d.buffers).map(([k, b]) => [k, [...new Uint8Array(b)]]);
+    const links = new Map([
+      ['t:0', 'c:1'],
+      ['t:3', 'c:1'],
+    ]);
+    for (const clusterOf of [undefined, links]) {
+      const whole = buildIndex(list, 'v', clusterOf);
+      const oneByOne = buildIndex(list.values(), 'v', clusterOf);
+      expect(bytes(oneByOne)).toEqual(bytes(whole));
+      expect({ ...oneByOne.meta, build_ms: 0 }).toEqual({ ...whole.meta, build_ms: 0 });
+    }
   });
 });
