@@ -97,12 +97,55 @@ export function rawSimilarity(q: PreparedName, c: PreparedName, org: boolean, p:
   const b = c.raw;
   if (a.length === 0 || b.length === 0 || q.tokens.length === 0 || c.tokens.length === 0) return 0;
   if (a === b || a === c.rawSwapped) return p.joinedDiscount;
+  if (q.tokens.length === c.tokens.length && q.tokens.length >= 2) return oneEditAsWritten(q, c, org, p);
   if (q.tokens.length !== 1 || c.tokens.length !== 1) return 0;
   // the slip must fall in a word of 4+ letters, not in a legal form written beside it (BD p.l.c. / BP p.l.c.)
   const lq = q.tokens[0]!.length;
   const lc = c.tokens[0]!.length;
   if (Math.min(lq, lc) < 4 || (!typingSlip(a, b) && !(org && companyTypo(a, b)))) return 0;
   return 1 - TYPO_FLOOR_EDITS / Math.max(lq, lc, 5);
+}
+
+/** Two names of as many tokens (2+) whose letters as written are one edit apart, not in the first letter: for a
+ * company any edit (a letter changed, added, dropped or two swapped), for a person two letters swapped. Folding can
+ * move one typed letter two edits apart (`YOOUONEY`/`YOOMONEY` fold to `youonei`/`yumonei`, `COMMEREC`/`COMMERCE` to
+ * `komerek`/`komers`), so the one token the folded names differ in scores the slip floor of its longer spelling in
+ * the names' weighted mean, at most the joined discount. 0 when it does not apply. */
+function oneEditAsWritten(q: PreparedName, c: PreparedName, org: boolean, p: ScoreParams): number {
+  const kind = rawEdit(q.raw, c.raw);
+  if (kind === 0 || (!org && kind !== EDIT_SWAP) || q.digits !== c.digits) return 0;
+  if (formsConflict(q.legalForms, c.legalForms)) return 0;
+  let differ = -1;
+  let total = 0;
+  for (let i = 0; i < q.tokens.length; i++) {
+    total += q.weights[i]! + c.weights[i]!;
+    if (q.tokens[i] === c.tokens[i]) continue;
+    if (differ >= 0) return 0;
+    differ = i;
+  }
+  if (differ < 0) return p.joinedDiscount;
+  const len = Math.max(q.tokens[differ]!.length, c.tokens[differ]!.length, 5);
+  const cost = ((q.weights[differ]! + c.weights[differ]!) * TYPO_FLOOR_EDITS) / len;
+  return Math.min(p.joinedDiscount, 1 - cost / total);
+}
+
+const EDIT_SWAP = 2;
+
+/** The one edit between two strings, past their first letter: 1 a letter changed, added or dropped, EDIT_SWAP two
+ * adjacent letters swapped; 0 when they are equal or further apart. */
+export function rawEdit(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 1) return 0;
+  let pre = 0;
+  const m = Math.min(a.length, b.length);
+  while (pre < m && a[pre] === b[pre]) pre++;
+  if (pre === 0 || (pre === a.length && pre === b.length)) return 0;
+  let suf = 0;
+  while (suf < m - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
+  const da = a.length - pre - suf;
+  const db = b.length - pre - suf;
+  if (da <= 1 && db <= 1) return 1;
+  if (da === 2 && db === 2 && a[pre] === b[pre + 1] && a[pre + 1] === b[pre]) return EDIT_SWAP;
+  return 0;
 }
 
 /** If a token of `a` (2–5 letters, not a particle, absent from `b`) spells the initials of a run of tokens

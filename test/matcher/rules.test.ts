@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   collapseAcronym,
   formsConflict,
+  rawEdit,
   rawSimilarity,
   splitGluedParticle,
 } from '../../matcher/alignment.js';
@@ -679,5 +680,22 @@ describe("one name's given name standing as the other's middle name (issue 30)",
     expect(person('Patrick Alexandria Germain', 'PATRICK GERMAIN')).toBeGreaterThanOrEqual(T);
     expect(person('Maritza Rojas', 'ROJAS MONTOYA, Maritza')).toBeGreaterThanOrEqual(T);
     expect(person('Boris Johnson', 'Alexandre Boris de Pfeffel Johnson')).toBeGreaterThanOrEqual(T);
+  });
+});
+
+describe('names one edit apart as written score like one slip in the word it falls in (issue 30)', () => {
+  it('reads a company name one typed letter off, and a person name two swapped letters off, before folding', () => {
+    // folding moves these one typed letter two edits apart: komerek/komers, sentimrae/sentimar
+    expect(rawEdit('accordcommerecfzco', 'accordcommercefzco')).toBe(2);
+    expect(rawEdit('belarusianoiltrdehouse', 'belarusianoiltradehouse')).toBe(1);
+    expect(company('ACCORD COMMEREC FZCO', 'ACCORD COMMERCE FZCO')).toBeGreaterThanOrEqual(T);
+    expect(company('SENTIMRAE ME LIMITED', 'SENTIMARE ME LIMITED')).toBeGreaterThanOrEqual(T);
+    expect(company('OOO PV BRIZH', 'OOO PV BRIDZH')).toBeGreaterThanOrEqual(T);
+    expect(person('DAJMEL LOUNICI', 'DJAMEL LOUNICI')).toBeGreaterThanOrEqual(T);
+    // not the first letter, not two edits, not a changed letter in a person name
+    expect(rawEdit('xbcdef', 'abcdef')).toBe(0);
+    expect(rawEdit('abxyef', 'abcdef')).toBe(0);
+    const martin = prepareName('Martin Lopez', 'person');
+    expect(rawSimilarity(martin, prepareName('Marvin Lopez', 'person'), false, SCORE_PARAMS)).toBe(0);
   });
 });
