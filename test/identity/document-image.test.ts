@@ -1,7 +1,8 @@
 // The image steps of document reading that need no OCR model: the band locator's black-hat against a window-by-window
-// reference, and the skew estimate made once per image.
+// reference, and the skew estimate (made once per image; the turn it finds).
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { estimateSkew, type Gray } from '../../identity/document/image.js';
+import { estimateSkew, type Gray, postlScore } from '../../identity/document/image.js';
 import { blackHat } from '../../identity/document/locate.js';
 
 /** A grey image of pseudo-random levels (a fixed linear congruential sequence), `width` × `height`. */
@@ -68,5 +69,36 @@ describe('the skew estimate', () => {
     const g = noise(60, 40, 7);
     expect(estimateSkew(g)).toBe(estimateSkew(g));
     expect(estimateSkew(noise(60, 40, 7))).not.toBe(estimateSkew(g));
+  });
+
+  it('scores rows of dashes sharpest when they lie horizontal', () => {
+    // 10 rows of dashes, 4 px high, 12 px apart: many runs on the rows of ink, none between them
+    const width = 200;
+    const height = 130;
+    const ink = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) if (y % 12 < 4 && x % 8 < 5) ink[y * width + x] = 255;
+    }
+    const at = (deg: number) => postlScore(ink, width, height, deg);
+    expect(at(0)).toBeGreaterThan(at(3));
+    expect(at(0)).toBeGreaterThan(at(-3));
+    expect(at(0)).toBeGreaterThan(at(90));
+  });
+
+  it('finds the clockwise turn that makes a page of text lines horizontal', async () => {
+    const lines = Array.from(
+      { length: 8 },
+      (_, i) => `<text x="20" y="${50 + i * 40}">P&lt;UTOERIKSSON&lt;&lt;ANNA&lt;MARIA ${i}</text>`,
+    ).join('');
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="700" height="380"><rect width="100%" height="100%" fill="#fff"/><g font-family="DejaVu Sans Mono, monospace" font-size="28">${lines}</g></svg>`;
+    for (const turned of [7, -12]) {
+      const { data, info } = await sharp(Buffer.from(svg))
+        .rotate(turned, { background: '#fff' })
+        .grayscale()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      const skew = await estimateSkew({ data, width: info.width, height: info.height });
+      expect(Math.abs(skew + turned)).toBeLessThanOrEqual(0.5);
+    }
   });
 });
