@@ -2,7 +2,7 @@
 // N worker threads wrap the same memory; JS Maps are used only while building.
 import { AML_DATASETS, ENTITY_SCHEMAS, type Entity } from '../ingest/entity.js';
 import { normIdentifier } from './features.js';
-import { fnv1a, KEY_IDENT, nameKeys, schemaNameKind, tokenKeys } from './keys.js';
+import { KEY_IDENT, nameKeys, schemaNameKind, tokenKeys } from './keys.js';
 import { assertLayoutFits, engineCounts, FLAG_ABJAD, INDEX_FORMAT, NAME_KINDS } from './layout.js';
 import { buildFoldCache, normalizeName } from './normalize.js';
 import type { IndexData, IndexStats } from './types.js';
@@ -51,6 +51,14 @@ class ByteTable {
     else this.len += this.enc.encodeInto(s, this.buf.subarray(this.len)).written;
     this.offsets.push(this.len);
   }
+  /** Whether entry `i` is the ASCII string `s` (a non-ASCII entry has more bytes than characters). */
+  equalsAscii(i: number, s: string): boolean {
+    const from = this.offsets[i]!;
+    if (this.offsets[i + 1]! - from !== s.length) return false;
+    const buf = this.buf;
+    for (let j = 0; j < s.length; j++) if (buf[from + j] !== s.charCodeAt(j)) return false;
+    return true;
+  }
   bytes(): SharedArrayBuffer {
     const sab = new SharedArrayBuffer(Math.max(1, this.len));
     new Uint8Array(sab).set(this.buf.subarray(0, this.len));
@@ -76,10 +84,18 @@ function typedSab(n: number, bytesPer: number): SharedArrayBuffer {
 const TOKEN_CACHE_MAX = 1 << 20;
 
 /** Posting pairs (key id, name id) in name order, and the keys in first-seen order (build-time only): flat typed
- * arrays rather than millions of small JS arrays keep a 1M-entity build fast and its heap small. */
+ * arrays rather than millions of small JS arrays keep a 1M-entity build fast and its heap small. The keys are
+ * interned by their fnv1a hash in an open-addressing table over their UTF-8 text (the index's own key text and
+ * hashes, in id order), not in a Map of strings: a 1M-entity build has 1.5 million keys, and the Map's lookups of
+ * fresh strings and its heap were an eighth of the build. */
 class Postings {
-  readonly keyIds = new Map<string, number>();
-  readonly keyList: string[] = [];
+  readonly keyText = new ByteTable();
+  keyHash = new Uint32Array(1 << 16);
+  nKeys = 0;
+  private slots = new Int32Array(1 << 17);
+  // keys with a non-ASCII character (their bytes are not their char codes), rare: a Map
+  private readonly wideKeys = new Map<string, number>();
+  private readonly wideIds = new Set<number>();
   pairKey = new Uint32Array(1 << 16);
   pairName = new Uint32Array(1 << 16);
   nPairs = 0;
@@ -121,19 +137,67 @@ class Postings {
   }
 
   private keyId(k: string): number {
-    let id = this.keyIds.get(k);
-    if (id === undefined) {
-      id = this.keyList.length;
-      this.keyIds.set(k, id);
-      this.keyList.push(k);
-      if (id === this.lastPosted.length) {
-        const nl = new Int32Array(id * 2);
-        nl.set(this.lastPosted);
-        this.lastPosted = nl;
-      }
-      this.lastPosted[id] = -1;
+    // fnv1a (keys.ts) over the char codes, noting a non-ASCII one
+    let h = 0x811c9dc5;
+    let wide = 0;
+    for (let i = 0; i < k.length; i++) {
+      const c = k.charCodeAt(i);
+      wide |= c;
+      h = Math.imul(h ^ c, 0x01000193);
     }
+    h >>>= 0;
+    if (wide > 0x7f) {
+      let id = this.wideKeys.get(k);
+      if (id === undefined) {
+        id = this.newKey(k, h);
+        this.wideKeys.set(k, id);
+        this.wideIds.add(id);
+      }
+      return id;
+    }
+    const mask = this.slots.length - 1;
+    let slot = h & mask;
+    for (;;) {
+      const v = this.slots[slot]!;
+      if (v === 0) break;
+      if (this.keyHash[v - 1] === h && this.keyText.equalsAscii(v - 1, k)) return v - 1;
+      slot = (slot + 1) & mask;
+    }
+    const id = this.newKey(k, h);
+    this.slots[slot] = id + 1;
+    if (this.nKeys * 2 > this.slots.length) this.growSlots();
     return id;
+  }
+
+  private newKey(k: string, h: number): number {
+    const id = this.nKeys++;
+    this.keyText.add(k);
+    if (id === this.keyHash.length) {
+      const nh = new Uint32Array(id * 2);
+      nh.set(this.keyHash);
+      this.keyHash = nh;
+    }
+    this.keyHash[id] = h;
+    if (id === this.lastPosted.length) {
+      const nl = new Int32Array(id * 2);
+      nl.set(this.lastPosted);
+      this.lastPosted = nl;
+    }
+    this.lastPosted[id] = -1;
+    return id;
+  }
+
+  /** Doubles the ASCII keys' table, placing them again from their hashes. */
+  private growSlots(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.nKeys; id++) {
+      if (this.wideIds.has(id)) continue;
+      let slot = this.keyHash[id]! & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = id + 1;
+    }
+    this.slots = slots;
   }
 
   private post(id: number, nameId: number): void {
@@ -260,13 +324,12 @@ function addNames(e: Entity, eid: number, cols: Columns, postings: Postings, ide
 /** The key hash table (open addressing, keys in first-seen order: deterministic for a given input order) and the
  * postings sorted by key (a counting sort; within a key, name ids stay ascending). */
 function keyTables(postings: Postings) {
-  const { keyList: keys, pairKey, pairName, nPairs } = postings;
-  const nKeys = keys.length;
+  const { keyText, pairKey, pairName, nPairs, nKeys } = postings;
   let tableSize = 8;
   while (tableSize < nKeys * 2) tableSize *= 2;
   const table = new Int32Array(typedSab(tableSize, 4));
   const keyHash = new Uint32Array(typedSab(nKeys, 4));
-  const keyText = new ByteTable();
+  keyHash.set(postings.keyHash.subarray(0, nKeys));
   const postOff = new Uint32Array(typedSab(nKeys + 1, 4));
   for (let p = 0; p < nPairs; p++) postOff[pairKey[p]! + 1]!++;
   for (let i = 0; i < nKeys; i++) postOff[i + 1] = postOff[i + 1]! + postOff[i]!;
@@ -274,10 +337,7 @@ function keyTables(postings: Postings) {
   const fill = postOff.slice(0, nKeys);
   for (let p = 0; p < nPairs; p++) post[fill[pairKey[p]!]!++] = pairName[p]!;
   for (let i = 0; i < nKeys; i++) {
-    const k = keys[i]!;
-    const h = fnv1a(k);
-    keyHash[i] = h;
-    keyText.add(k);
+    const h = keyHash[i]!;
     let slot = h & (tableSize - 1);
     while (table[slot] !== 0) slot = (slot + 1) & (tableSize - 1);
     table[slot] = i + 1;
