@@ -88,7 +88,10 @@ export function queryKeys(view: IndexView, subject: ScreenSubject): QueryKeys {
       if ((keys.get(k) ?? 0) < w) keys.set(k, w);
     }
   }
-  for (const q of queries) addNeighbourKeys(view, q.prepared.get(sk.kind)!, keys);
+  for (const q of queries) {
+    const p = q.prepared.get(sk.kind)!;
+    addNeighbourKeys(view, p, keys, sk.kind === 'org' || (sk.kind === 'any' && p.legalForms.length > 0));
+  }
   const identValues = subjectIdentifiers(subject);
   for (const v of identValues) keys.set(KEY_IDENT + v, keyWeight(KEY_IDENT));
   return { sk, queries, keys, identValues };
@@ -96,15 +99,53 @@ export function queryKeys(view: IndexView, subject: ScreenSubject): QueryKeys {
 
 /** A query token the index does not know (no list name has it) may be a spelling with
  * one extra consonant (Belarusian Пуцін → putsin for Putin, a stray letter): its skeleton with one consonant
- * dropped is looked up too, at half a skeleton key's weight. Query side only: the index is unchanged. */
-function addNeighbourKeys(view: IndexView, q: PreparedName, keys: Map<string, number>): void {
+ * dropped is looked up too, at half a skeleton key's weight; in a company name (`near`) also its one-edit spellings
+ * (addNearTokens). Query side only: the index is unchanged. */
+function addNeighbourKeys(view: IndexView, q: PreparedName, keys: Map<string, number>, near: boolean): void {
   for (let i = 0; i < q.tokens.length; i++) {
     const sk = q.skels[i]!;
-    if (sk.length < 4 || view.lookup(KEY_TOKEN + q.tokens[i]!) >= 0) continue;
+    const t = q.tokens[i]!;
+    const nearToken = near && t.length >= NEAR_TOKEN_MIN && !q.abjad && q.cjk.length === 0;
+    if ((sk.length < 4 && !nearToken) || view.lookup(KEY_TOKEN + t) >= 0) continue;
+    if (nearToken) addNearTokens(view, t, keys);
+    if (sk.length < 4) continue;
     const w = NEIGHBOUR_WEIGHT * keyWeight(KEY_SKEL);
     for (let j = 0; j < sk.length; j++) {
       const k = KEY_SKEL + sk.slice(0, j) + sk.slice(j + 1);
       if ((keys.get(k) ?? 0) < w) keys.set(k, w);
+    }
+  }
+}
+
+/** Shortest unknown query token whose one-edit neighbours are looked up (addNearTokens). */
+const NEAR_TOKEN_MIN = 4;
+/** The letters a folded token is made of (folding writes no q, w or x), for addNearTokens' substitutions and
+ * insertions. */
+const FOLDED_LETTERS = 'abcdefghijklmnoprstuvyz';
+
+/** An unknown token of a company name (4+ letters) may be a word of a list name with one letter changed, added,
+ * dropped or two swapped (SJONE for SAONE beside SHIPPING CORPORATION, which every such name shares; CEPITAL): the
+ * index posts a one-word name's deletions (deleteKeys) but no other word's, so each spelling one edit from the token
+ * (not in its first letter) that the index knows as a token is looked up too, at a neighbour key's weight. Company
+ * names only (a company subject, or an untyped one with a legal form): their words are coined, and the 23 × 2 ×
+ * length lookups would cost every person screen (a person's unknown surname keeps its skeleton keys). Query side
+ * only: the index is unchanged. */
+function addNearTokens(view: IndexView, t: string, keys: Map<string, number>): void {
+  const w = NEIGHBOUR_WEIGHT * keyWeight(KEY_TOKEN) * Math.min(1, tokenWeight(t) / 4);
+  const tryKey = (v: string): void => {
+    const k = KEY_TOKEN + v;
+    if ((keys.get(k) ?? 0) < w && view.lookup(k) >= 0) keys.set(k, w);
+  };
+  for (let i = 1; i <= t.length; i++) {
+    const head = t.slice(0, i);
+    const tail = t.slice(i);
+    if (i < t.length) {
+      tryKey(head + t.slice(i + 1));
+      if (i + 1 < t.length) tryKey(head + t[i + 1] + t[i] + t.slice(i + 2));
+    }
+    for (const ch of FOLDED_LETTERS) {
+      if (i < t.length && ch !== t[i]) tryKey(head + ch + t.slice(i + 1));
+      tryKey(head + ch + tail);
     }
   }
 }

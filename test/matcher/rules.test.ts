@@ -699,3 +699,22 @@ describe('names one edit apart as written score like one slip in the word it fal
     expect(rawSimilarity(martin, prepareName('Marvin Lopez', 'person'), false, SCORE_PARAMS)).toBe(0);
   });
 });
+
+describe('an unknown word of a company name is looked up by its one-edit spellings (issue 30)', () => {
+  it('finds a company whose one distinctive word has a letter changed among many that share its other words', () => {
+    // more names sharing SHIPPING CORPORATION than the matcher scores per query
+    const entities = Array.from({ length: 40 }, (_, i) =>
+      listedEntity(`s${i}`, 'Company', [
+        `${'BCDFGHKLMNPRSTVZ'[i % 16]}${'aeiou'[i % 5]}rvan${i} SHIPPING CORPORATION`,
+      ]),
+    );
+    entities.push(listedEntity('saone', 'Company', ['SAONE SHIPPING CORPORATION']));
+    const screener = openIndex(buildIndex(entities, 't'));
+    const options = { datasets: ['sanctions' as const], policy: DEFAULT_POLICY, limit: 3 };
+    const ids = (name: string, type?: 'company' | 'person') =>
+      screener.screen({ name, type }, options).matches.map((m) => m.entity_id);
+    expect(ids('SJONE SHIPPING CORPORATION', 'company')).toContain('us_ofac_sdn:saone');
+    // untyped, a legal form says it is a company
+    expect(ids('SJONE SHIPPING CORPORATION')).toContain('us_ofac_sdn:saone');
+  });
+});
