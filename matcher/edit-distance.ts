@@ -5,6 +5,9 @@
 let rowA = new Int32Array(64);
 let rowB = new Int32Array(64);
 let rowC = new Int32Array(64);
+// b's char codes and vowel flags, read once per call instead of once per cell
+let codeB = new Int32Array(64);
+let vowelB = new Uint8Array(64);
 
 /** While set, l and r replace each other at half an edit, like two vowels: names read from scripts that do not
  * tell them apart (Chinese 拉 is la and ra, Korean ㄹ is l and r, Japanese ラ is both). Set by alignSimilarity for the pair it scores. */
@@ -37,6 +40,13 @@ export function osaDoubled(a: string, b: string, floor: number, max: number): nu
     rowA = new Int32Array(m * 2 + 2);
     rowB = new Int32Array(m * 2 + 2);
     rowC = new Int32Array(m * 2 + 2);
+    codeB = new Int32Array(m * 2 + 2);
+    vowelB = new Uint8Array(m * 2 + 2);
+  }
+  for (let j = 0; j < m; j++) {
+    const cb = b.charCodeAt(j);
+    codeB[j] = cb;
+    vowelB[j] = cb < 128 ? VOWEL[cb]! : 0;
   }
   let prev2 = rowA;
   let prev = rowB;
@@ -48,13 +58,14 @@ export function osaDoubled(a: string, b: string, floor: number, max: number): nu
     cur[0] = 2 * i;
     let rowMin = cur[0]!;
     const ca = a.charCodeAt(i - 1);
+    const pa = i > 1 ? a.charCodeAt(i - 2) : -1;
     const va = ca < 128 ? VOWEL[ca]! : 0;
     for (let j = 1; j <= m; j++) {
-      const cb = b.charCodeAt(j - 1);
+      const cb = codeB[j - 1]!;
       const cost =
         ca === cb
           ? 0
-          : (va === 1 && cb < 128 && VOWEL[cb] === 1) || (lr && ca + cb === 222 && (ca === 108 || ca === 114))
+          : (va === 1 && vowelB[j - 1] === 1) || (lr && ca + cb === 222 && (ca === 108 || ca === 114))
             ? 1
             : 2;
       let v = prev[j - 1]! + cost;
@@ -62,7 +73,7 @@ export function osaDoubled(a: string, b: string, floor: number, max: number): nu
       if (del < v) v = del;
       const ins = cur[j - 1]! + 2;
       if (ins < v) v = ins;
-      if (i > 1 && j > 1 && ca === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === cb) {
+      if (j > 1 && pa === cb && ca === codeB[j - 2]) {
         const tr = prev2[j - 2]! + 2;
         if (tr < v) v = tr;
       }
