@@ -96,8 +96,10 @@ export function pairSimilarity(
 /** The masculine and feminine forms of one given name (Martin/Martina, Michael/Michaela, Luis/Luisa, Mario/Maria,
  * Antonio/Antonia): one form is the other with -a added to a consonant, or the two end in -o and -a on a stem of 4+
  * letters. They name two different people, though one letter apart; Tajik and Uzbek renderings of -ullah (Abdullo,
- * Abdulla: folded -ulo, -ula) are one name and are left out. */
+ * Abdulla: folded -ulo, -ula) are one name and are left out, and so are words longer than a given name
+ * (GENDERED_MAX_LEN): a vessel's `ANTARKTIKA` is `NS ANTARCTIC`, whose kind alignment does not know. */
 export function genderedPair(a: string, b: string): boolean {
+  if (Math.max(a.length, b.length) > GENDERED_MAX_LEN) return false;
   const d = a.length - b.length;
   if (d === 1 || d === -1) {
     const long = d > 0 ? a : b;
@@ -115,6 +117,9 @@ export function genderedPair(a: string, b: string): boolean {
   if (!((ea === 'a' && eb === 'o') || (ea === 'o' && eb === 'a'))) return false;
   return a.slice(0, -1) === b.slice(0, -1) && !a.endsWith('ul' + ea);
 }
+
+/** Longest folded token read as a gendered given name (genderedPair): Alexandra, Gabriela, Fernanda. */
+const GENDERED_MAX_LEN = 9;
 
 /** Similarity of two folded tokens in [0,1]. */
 export function tokenSimilarity(
