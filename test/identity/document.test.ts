@@ -263,6 +263,35 @@ describe.skipIf(!HAS_SHARED_DATA)('document reader on the PassportEye specimens'
     });
   });
 
+  describe('the OCR search: orientations', () => {
+    let searching: DocumentReader;
+    beforeAll(async () => {
+      searching = await createDocumentReader({ locateFirst: false, profile: true });
+    });
+    afterAll(async () => {
+      await searching.close();
+    });
+    const strips = (r: { profile?: { stage: string }[] }) =>
+      (r.profile ?? []).filter((p) => p.stage === 'ocr.blockLines').length;
+
+    it('reads a page turned upside down (its upright strip finds no MRZ)', async () => {
+      const turned = await sharp(spec('passport-td3.jpg')).rotate(180).jpeg({ quality: 90 }).toBuffer();
+      const r = await searching.read(turned, 'single', 'passport');
+      expect(r.mrz).toEqual(SPECIMEN_TD3);
+      expect(r.accepted).toBe(true);
+      expect(Math.abs(r.rotation) % 360).toBe(180);
+    });
+
+    it('tries no other turn once the deskewed page reads as an MRZ, valid or not (25_pass-uto)', async () => {
+      const image = readFileSync(sharedPath('documents/passporteye/testdata/25_pass-uto.jpg'));
+      const r = await searching.read(image, 'single', 'passport');
+      expect(r.accepted).toBe(false);
+      expect(r.mrz?.issuing_country).toBe('UTO');
+      // the deskewed orientation's strip only: upside down and the quarter turns each read a strip of their own
+      expect(strips(r)).toBe(1);
+    });
+  });
+
   it('reads a quarter-turned photograph inside a worker thread (Piscina), as the service does', async () => {
     const rotated = await sharp(spec('passport-td2.jpg')).rotate(90).jpeg({ quality: 85 }).toBuffer();
     const pool = new Piscina({
