@@ -49,6 +49,11 @@ export interface CaptureOptions {
 export async function captureQuality(image: Uint8Array, options: CaptureOptions): Promise<CaptureQuality> {
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
+  // the faces are counted while the image is decoded, measured and searched for its data: a counter on a thread
+  // of its own (face/count-thread.ts) makes the verdict wait for the longer of the two
+  const counting = options.look.faces ? options.countFaces(image) : null;
+  // an image that cannot be decoded answers with its error, whatever the count
+  counting?.catch(() => {});
   let decoded: Awaited<ReturnType<typeof decode>>;
   try {
     decoded = await decode(image, options.limits ?? DEFAULT_LIMITS);
@@ -64,8 +69,8 @@ export async function captureQuality(image: Uint8Array, options: CaptureOptions)
     };
   }
   const { blur, glare } = await measureQuality(decoded.gray);
-  const faces = options.look.faces ? (await options.countFaces(image)).faces : null;
   const data = await findData(decoded.gray, options.look.data);
+  const faces = counting ? (await counting).faces : null;
   return {
     width: decoded.width,
     height: decoded.height,

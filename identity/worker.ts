@@ -16,7 +16,8 @@ import {
   verifyChip,
 } from './chip/index.js';
 import { createDocumentReader, type DocumentReading, type ReadSide } from './document/index.js';
-import { createFaceAnalyzer, type FaceAnalysis } from './face/index.js';
+import { startFaceCounter } from './face/count-thread.js';
+import { createFaceAnalyzer, type FaceAnalysis, type FaceAnalyzer } from './face/index.js';
 import { type CaptureQuality, captureQuality, type QualityLook } from './quality.js';
 
 export type IdentityRole = 'analysis' | 'quality';
@@ -66,17 +67,23 @@ export type IdentityOutput = IdentityResult | ChipResult | { kind: 'quality'; qu
 
 const role: IdentityRole = (workerData as { role?: IdentityRole } | undefined)?.role ?? 'analysis';
 const reader = role === 'analysis' ? createDocumentReader() : null;
-const analyzer = createFaceAnalyzer(role === 'quality' ? { liveness: false } : {});
+const analyzer = role === 'analysis' ? createFaceAnalyzer() : null;
+// a quality thread counts faces on a thread of its own while it looks for the image's data (face/count-thread.ts)
+const counter = role === 'quality' ? startFaceCounter() : null;
 const barcodes = loadBarcodeReader();
 // a load failure is reported by the first task that needs the model, not as an unhandled rejection
 reader?.catch(() => {});
-analyzer.catch(() => {});
+analyzer?.catch(() => {});
 barcodes.catch(() => {});
 
 /** The trust store's certificates and CRLs this thread has parsed, by fingerprint (see lazyAnchors). */
 const anchorCache = new Map<string, Certificate | Crl>();
 
-async function chip(task: Extract<IdentityTask, { kind: 'chip' }>, started: number): Promise<ChipResult> {
+async function chip(
+  task: Extract<IdentityTask, { kind: 'chip' }>,
+  analyzer: Promise<FaceAnalyzer>,
+  started: number,
+): Promise<ChipResult> {
   const report = verifyChip(task.chip, lazyAnchors(task.anchors, anchorCache));
   const dg2 = task.chip.data_groups[2];
   let portrait: Uint8Array | null = null;
@@ -95,18 +102,19 @@ async function chip(task: Extract<IdentityTask, { kind: 'chip' }>, started: numb
 
 export default async function analyze(task: IdentityTask): Promise<IdentityOutput> {
   const started = performance.now();
-  if (task.kind === 'chip') return chip(task, started);
-  const image = task.image;
   if (task.kind === 'quality') {
-    const faces = await analyzer;
+    if (!counter) throw new Error(`an identity thread of role ${role} gives no capture-quality verdict`);
     await barcodes;
-    const quality = await captureQuality(image, {
+    const quality = await captureQuality(task.image, {
       look: task.look,
-      countFaces: (bytes) => faces.count(bytes),
+      countFaces: (bytes) => counter.count(bytes),
     });
     return { kind: 'quality', quality };
   }
-  if (!reader) throw new Error(`an identity thread of role ${role} does not read ${task.kind} images`);
+  if (!reader || !analyzer)
+    throw new Error(`an identity thread of role ${role} does not read ${task.kind} tasks`);
+  if (task.kind === 'chip') return chip(task, analyzer, started);
+  const image = task.image;
   // each library gets its own bytes: either may hand them on to a worker of its own (and detach them)
   const [faces, reading] = await Promise.all([
     analyzer.then((a) => a.analyze(image)),

@@ -9,7 +9,7 @@ import type { Gray } from '../../identity/document/image.js';
 import { quality } from '../../identity/document/reader.js';
 import { QUALITY_THRESHOLDS, qualityProblems } from '../../identity/quality-thresholds.js';
 import { qualityLook } from '../../server/documents/quality-service.js';
-import { face, HAS_IDENTITY_DATA, syntheticPassport } from '../helpers/identity-images.js';
+import { face, HAS_IDENTITY_DATA, SPECIMEN_TD3, syntheticPassport } from '../helpers/identity-images.js';
 import { REPO_ROOT } from '../helpers/shared-data.js';
 
 describe('quality thresholds: one definition', () => {
@@ -92,4 +92,40 @@ describe('what the quality look searches an upload for: what its side must show'
   ] as const)('%s, side %s', (docType, side, look) => {
     expect(qualityLook(docType, side)).toEqual(look);
   });
+});
+
+describe.skipIf(!HAS_IDENTITY_DATA)('a quality thread', () => {
+  it('counts faces on a thread of its own, as the detector counts them on the asking thread', async () => {
+    const { Piscina } = await import('piscina');
+    const { createFaceAnalyzer } = await import('../../identity/face/index.js');
+    const { IDENTITY_WORKER } = await import('../../server/paths.js');
+    const pool = new Piscina({
+      filename: IDENTITY_WORKER,
+      minThreads: 1,
+      maxThreads: 1,
+      workerData: { role: 'quality' },
+    });
+    const here = await createFaceAnalyzer({ liveness: false });
+    try {
+      const images = [face('img2.jpg'), face('couple.jpg'), SPECIMEN_TD3].map((f) => readFileSync(f));
+      for (const image of images) {
+        const out = await pool.run({ kind: 'quality', image, look: { data: 'mrz', faces: true } });
+        expect(out.quality.faces).toBe((await here.count(image)).faces);
+      }
+      // what the worker counted: one face, two, the specimen's portrait
+      const counts = await Promise.all(images.map((image) => here.count(image)));
+      expect(counts.map((c) => c.faces)).toEqual([1, 2, 1]);
+      // corrupt bytes: the decoding error, no count
+      const bad = await pool.run({
+        kind: 'quality',
+        image: new Uint8Array([1, 2, 3]),
+        look: { data: null, faces: true },
+      });
+      expect(bad.quality.error).toBeDefined();
+      expect(bad.quality.faces).toBeNull();
+    } finally {
+      await here.close();
+      await pool.destroy();
+    }
+  }, 120_000);
 });
