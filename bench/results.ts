@@ -119,6 +119,14 @@ export const TARGETS: Record<string, Target[]> = {
 };
 
 /** The median of a series (its values in any order). */
+/** The target of one figure as the bench prints it beside the figure ("target ≥ 0.94", "target ≤ 0.5 %"): printed from
+ * TARGETS, so the printed line and the recorded verdict cannot disagree. */
+export function targetText(bench: string, figure: string, unit = ''): string {
+  const t = TARGETS[bench]?.find((x) => x.figure === figure);
+  if (!t) throw new Error(`bench ${bench} has no target for ${figure}`);
+  return `target ${t.op === '>=' ? '≥' : '≤'} ${t.value.toLocaleString('en')}${unit}`;
+}
+
 export function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
