@@ -16,7 +16,8 @@ import {
   type MrzFields,
   strictCheck,
 } from '../../identity/document/index.js';
-import { tieBreak } from '../../identity/document/reader.js';
+import type { Ocr } from '../../identity/document/ocr.js';
+import { tieBreak, warmUp } from '../../identity/document/reader.js';
 import { HAS_SHARED_DATA, REPO_ROOT, sharedPath } from '../helpers/shared-data.js';
 
 import { TD3_LINES } from './mrz/specimens.js';
@@ -84,6 +85,40 @@ describe('valid readings that disagree: the tie-break', () => {
         ],
       ),
     ).toBeNull();
+  });
+});
+
+describe('the OCR engines warm-up', () => {
+  /** An engine that records which passes it was asked for. */
+  const recording = () => {
+    const passes: string[] = [];
+    const pass =
+      <T>(name: string, out: T) =>
+      async (): Promise<T> => {
+        passes.push(name);
+        return out;
+      };
+    const ocr: Ocr = {
+      layout: pass('layout', []),
+      block: pass('block', ''),
+      blockLines: pass('blockLines', []),
+      blockLstm: pass('blockLstm', ''),
+      pageLstm: pass('pageLstm', ''),
+      close: async () => {},
+    };
+    return { ocr, passes };
+  };
+
+  it('reads the specimen by every pass a read starts with or searches by when no read has begun', async () => {
+    const { ocr, passes } = recording();
+    await warmUp(ocr, () => false);
+    expect(passes.sort()).toEqual(['block', 'blockLines', 'blockLstm', 'layout']);
+  });
+
+  it('runs no pass once a read has begun: the document that arrived while the engines loaded pays their start-up', async () => {
+    const { ocr, passes } = recording();
+    await warmUp(ocr, () => true);
+    expect(passes).toEqual([]);
   });
 });
 
