@@ -713,6 +713,20 @@ describe('checks listing', () => {
       expect(def?.d).toMatch(/WHERE \(state <> 'open'::text\)/);
     });
   });
+
+  it("a flow's wide jsonb values are TOAST-compressed with lz4, not pglz (migration 091)", async () => {
+    const rows = await t.app.sql<{ col: string; c: string }[]>`
+      select attrelid::regclass::text || '.' || attname as col, attcompression as c from pg_attribute
+      where (attrelid, attname) in (('checks'::regclass, 'evidence'), ('alerts'::regclass, 'evidence'),
+        ('outbox_sets'::regclass, 'events'), ('outbox_rows'::regclass, 'payload'))
+      order by 1`;
+    expect(rows).toEqual([
+      { col: 'alerts.evidence', c: 'l' },
+      { col: 'checks.evidence', c: 'l' },
+      { col: 'outbox_rows.payload', c: 'l' },
+      { col: 'outbox_sets.events', c: 'l' },
+    ]);
+  });
 });
 
 describe('flows and audit listing', () => {
