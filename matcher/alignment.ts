@@ -74,7 +74,7 @@ export function nameSimilarity(
     if (ca) s = Math.max(s, ACRONYM_DISCOUNT * alignSimilarity(ca, c, org, p));
     // a particle written together with the next word on one side (BINmansor ↔ BIN MANSOR, DEgeetere ↔ DE GEETERE),
     // wherever the two stand in the names
-    const qg = splitGluedParticle(q, c);
+    const qg = splitGluedParticle(q, c, true);
     if (qg) s = Math.max(s, p.joinedDiscount * alignSimilarity(qg, c, org, p));
     const cg = splitGluedParticle(c, q);
     if (cg) s = Math.max(s, p.joinedDiscount * alignSimilarity(q, cg, org, p));
@@ -166,8 +166,8 @@ export function collapseAcronym(a: PreparedName, b: PreparedName): PreparedName 
 /** If a token of `a` is a particle of `b` (al, bin, abu, de, van …, abdul) written together with another token of
  * `b`, in any of the particle's spellings (BINmansor, BENazza, ELkhansa, ABDULrahim), returns `a` with that token
  * split into the two. The other token is usually the next one, but list names written `RAHIM, Mufti Abdul` put the
- * particle last. */
-export function splitGluedParticle(a: PreparedName, b: PreparedName): PreparedName | undefined {
+ * particle last. With `memo`, `a`'s splits are memoised on it (gluedSplit). */
+export function splitGluedParticle(a: PreparedName, b: PreparedName, memo = false): PreparedName | undefined {
   const nb = Math.min(b.tokens.length, MAX_T);
   const na = Math.min(a.tokens.length, MAX_T);
   if (nb < 2 || !anyGlued(a.packed, na)) return undefined;
@@ -176,17 +176,43 @@ export function splitGluedParticle(a: PreparedName, b: PreparedName): PreparedNa
     if (!GLUE_HEAD_TOKENS.has(head)) continue;
     for (let k = 0; k < nb; k++) {
       if (k === j) continue;
-      const next = b.tokens[k]!;
-      for (let i = 0; i < na; i++) {
-        if (!glued(a.packed, i) || !gluedTo(a.tokens[i]!, head, next)) continue;
-        const tokens = [...a.tokens.slice(0, i), head, next, ...a.tokens.slice(i + 1)];
-        const n: NormalizedName = { tokens, legalForms: a.legalForms, abjad: a.abjad };
-        if (a.cjk) n.cjk = a.cjk;
-        return prepareNormalized(n);
-      }
+      const split = gluedSplit(a, na, head, b.tokens[k]!, memo);
+      if (split) return split;
     }
   }
   return undefined;
+}
+
+/** Glued-particle splits memoised per name (PreparedName.splits), at most this many. */
+const SPLITS_MAX = 256;
+
+/** `a` with its first token (of the first `na`) that is `head` glued to `next` split into the two, prepared; null
+ * when none is. With `memo` (a screen's query name, which meets the same particle and token in many candidate names)
+ * the same object for the same (head, next), so its token similarities are memoised across the candidates that
+ * give it (pairSimilarity); list names are not memoised (kept across screens, they would keep every split). */
+function gluedSplit(
+  a: PreparedName,
+  na: number,
+  head: string,
+  next: string,
+  memo: boolean,
+): PreparedName | null {
+  const key = head + ' ' + next;
+  let split = memo ? a.splits?.get(key) : undefined;
+  if (split !== undefined) return split;
+  split = null;
+  for (let i = 0; i < na; i++) {
+    if (!glued(a.packed, i) || !gluedTo(a.tokens[i]!, head, next)) continue;
+    const tokens = [...a.tokens.slice(0, i), head, next, ...a.tokens.slice(i + 1)];
+    const n: NormalizedName = { tokens, legalForms: a.legalForms, abjad: a.abjad };
+    if (a.cjk) n.cjk = a.cjk;
+    split = prepareNormalized(n);
+    break;
+  }
+  if (!memo) return split;
+  if (a.splits === undefined) a.splits = new Map();
+  if (a.splits.size < SPLITS_MAX) a.splits.set(key, split);
+  return split;
 }
 
 const { PK, PK_LEN, PK_GLUED, T0 } = PACKED;

@@ -28,6 +28,9 @@ export interface PreparedName {
   packed: Int32Array;
   /** this name's token similarities as the query side, memoised by pairSimilarity (created on first use) */
   sims: Map<string, number>[] | undefined;
+  /** this name's glued-particle splits as the first name of splitGluedParticle, memoised by the particle and the
+   * other name's token it stands beside (null: none; created on first use) */
+  splits: Map<string, PreparedName | null> | undefined;
 }
 
 export function prepareNormalized(n: NormalizedName): PreparedName {
@@ -50,6 +53,7 @@ export function prepareNormalized(n: NormalizedName): PreparedName {
     rawSwapped: n.rawSwapped ?? '',
     packed: packName(n, skels, letterMask(initials), joinedSkel),
     sims: undefined,
+    splits: undefined,
   };
 }
 
@@ -76,6 +80,7 @@ export function retainedCopy(p: PreparedName): PreparedName {
     rawSwapped: p.rawSwapped,
     packed: p.packed.slice(),
     sims: undefined,
+    splits: undefined,
   };
 }
 
