@@ -183,7 +183,7 @@ export function splitGluedParticle(a: PreparedName, b: PreparedName, memo = fals
   return undefined;
 }
 
-/** Glued-particle splits memoised per name (PreparedName.splits), at most this many. */
+/** Glued-particle splits memoised per name and particle (PreparedName.splits), at most this many. */
 const SPLITS_MAX = 256;
 
 /** `a` with its first token (of the first `na`) that is `head` glued to `next` split into the two, prepared; null
@@ -197,8 +197,9 @@ function gluedSplit(
   next: string,
   memo: boolean,
 ): PreparedName | null {
-  const key = head + ' ' + next;
-  let split = memo ? a.splits?.get(key) : undefined;
+  // by particle, then by token: no key string made (and hashed) per call
+  let byNext = memo ? a.splits?.get(head) : undefined;
+  let split = byNext?.get(next);
   if (split !== undefined) return split;
   split = null;
   for (let i = 0; i < na; i++) {
@@ -211,7 +212,11 @@ function gluedSplit(
   }
   if (!memo) return split;
   if (a.splits === undefined) a.splits = new Map();
-  if (a.splits.size < SPLITS_MAX) a.splits.set(key, split);
+  if (byNext === undefined) {
+    byNext = new Map();
+    a.splits.set(head, byNext);
+  }
+  if (byNext.size < SPLITS_MAX) byNext.set(next, split);
   return split;
 }
 

@@ -30,7 +30,7 @@ export interface PreparedName {
   sims: Map<string, number>[] | undefined;
   /** this name's glued-particle splits as the first name of splitGluedParticle, memoised by the particle and the
    * other name's token it stands beside (null: none; created on first use) */
-  splits: Map<string, PreparedName | null> | undefined;
+  splits: Map<string, Map<string, PreparedName | null>> | undefined;
 }
 
 export function prepareNormalized(n: NormalizedName): PreparedName {
