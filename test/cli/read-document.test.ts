@@ -4,10 +4,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Licence, licenceBack, licenceFront, photograph } from '../../bench/licence-images.js';
+import { licenceBack, licenceFront, photograph } from '../../bench/licence-images.js';
 import { SPECIMEN_TD3 } from '../../bench/mrz-specimens.js';
 import { runCli } from '../helpers/cli.js';
 import { face } from '../helpers/identity-images.js';
+import { NY_LICENCE } from '../helpers/licences.js';
 import { HAS_SHARED_DATA, sharedPath } from '../helpers/shared-data.js';
 
 const run = (args: string[]) => runCli(args);
@@ -68,9 +69,9 @@ describe('bin/veriscreen read-document (offline)', () => {
       const back = join(dir, 'back.jpg');
       await writeFile(
         front,
-        await licenceFront(LICENCE, face('img2.jpg'), { left: 560, top: 170, width: 420, height: 560 }),
+        await licenceFront(NY_LICENCE, face('img2.jpg'), { left: 560, top: 170, width: 420, height: 560 }),
       );
-      await writeFile(back, await photograph(await licenceBack(LICENCE), { rotate: 5, jpeg: 70 }));
+      await writeFile(back, await photograph(await licenceBack(NY_LICENCE), { rotate: 5, jpeg: 70 }));
       const r = await run(['read-document', back, '--front', front, '--back', back]);
       expect(r.code, r.stderr).toBe(0);
       const [alone, card] = r.stdout
@@ -98,19 +99,3 @@ describe('bin/veriscreen read-document (offline)', () => {
     },
   );
 });
-
-const LICENCE: Licence = {
-  issuer: '636001',
-  jurisdiction: 'NY',
-  version: 10,
-  number: 'D1234567',
-  family: 'DOE',
-  first: 'JANE',
-  birth: '1980-01-15',
-  expiry: '2031-01-15',
-  issued: '2023-01-15',
-  sex: 'F',
-  street: '1 MAIN ST',
-  city: 'ALBANY',
-  postal: '122070000',
-};

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Licence, licenceBack, photograph } from '../../bench/licence-images.js';
+import { licenceBack, photograph } from '../../bench/licence-images.js';
 import { SPECIMEN_TD2, SPECIMEN_TD3 } from '../../bench/mrz-specimens.js';
 import { median, rotate } from '../../identity/document/image.js';
 import {
@@ -18,25 +18,10 @@ import {
 } from '../../identity/document/index.js';
 import type { Ocr } from '../../identity/document/ocr.js';
 import { tieBreak, warmUp } from '../../identity/document/reader.js';
+import { NY_LICENCE } from '../helpers/licences.js';
 import { HAS_SHARED_DATA, REPO_ROOT, sharedPath } from '../helpers/shared-data.js';
 
 import { TD3_LINES } from './mrz/specimens.js';
-
-const NY_LICENCE: Licence = {
-  issuer: '636001',
-  jurisdiction: 'NY',
-  version: 10,
-  number: 'D1234567',
-  family: 'DOE',
-  first: 'JANE',
-  birth: '1980-01-15',
-  expiry: '2031-01-15',
-  issued: '2023-01-15',
-  sex: 'F',
-  street: '1 MAIN ST',
-  city: 'ALBANY',
-  postal: '122070000',
-};
 
 describe('valid readings that disagree: the tie-break', () => {
   const good = { ...SPECIMEN_TD3, document_number: 'A0000000' };
