@@ -20,41 +20,59 @@ interface CountAnswer {
 
 export interface FaceCounter {
   count(image: Uint8Array): Promise<{ faces: number; error?: string }>;
+  /** ends the counting thread (the counts waiting on it fail); the next count starts a new one */
+  end(): Promise<void>;
 }
 
-/** Starts the counting thread; its models load at once. */
+/** A counting thread and the counts waiting on it. */
+interface Counting {
+  thread: Worker;
+  waiting: Map<number, { resolve: (a: CountAnswer) => void; reject: (e: Error) => void }>;
+}
+
+/** Starts the counting thread; its models load at once. A thread that fails or ends fails the counts waiting on it,
+ * and the next count starts a new one: one crash costs the verdicts in flight, not every later verdict. */
 export function startFaceCounter(): FaceCounter {
-  const thread = new Worker(new URL(import.meta.url), { workerData: { faceCounter: true } });
-  // the verdict's thread ends when its pool ends it, whether or not this one is still counting
-  thread.unref();
-  const waiting = new Map<number, { resolve: (a: CountAnswer) => void; reject: (e: Error) => void }>();
   let next = 0;
-  // once the thread has failed or ended, every count fails with why (nothing would answer it)
-  let ended: Error | null = null;
-  const failAll = (err: Error) => {
-    ended ??= err;
-    for (const w of waiting.values()) w.reject(err);
-    waiting.clear();
+  let current: Counting | null = null;
+  const start = (): Counting => {
+    const thread = new Worker(new URL(import.meta.url), { workerData: { faceCounter: true } });
+    // the verdict's thread ends when its pool ends it, whether or not this one is still counting
+    thread.unref();
+    const c: Counting = { thread, waiting: new Map() };
+    const failAll = (err: Error) => {
+      if (current === c) current = null;
+      for (const w of c.waiting.values()) w.reject(err);
+      c.waiting.clear();
+    };
+    thread.on('message', (a: CountAnswer) => {
+      const w = c.waiting.get(a.id);
+      c.waiting.delete(a.id);
+      w?.resolve(a);
+    });
+    thread.on('error', failAll);
+    thread.on('exit', () => failAll(new Error('the face counting thread has ended')));
+    return c;
   };
-  thread.on('message', (a: CountAnswer) => {
-    const w = waiting.get(a.id);
-    waiting.delete(a.id);
-    w?.resolve(a);
-  });
-  thread.on('error', failAll);
-  thread.on('exit', () => failAll(new Error('the face counting thread has ended')));
+  current = start();
   return {
     async count(image) {
       const id = next++;
+      current ??= start();
+      const c = current;
       const answer = await new Promise<CountAnswer>((resolve, reject) => {
-        if (ended) return reject(ended);
-        waiting.set(id, { resolve, reject });
-        thread.postMessage({ id, image } satisfies CountAsk);
+        c.waiting.set(id, { resolve, reject });
+        c.thread.postMessage({ id, image } satisfies CountAsk);
       });
       if (answer.failed !== undefined) throw new Error(answer.failed);
       return answer.error === undefined
         ? { faces: answer.faces }
         : { faces: answer.faces, error: answer.error };
+    },
+    async end() {
+      const c = current;
+      current = null;
+      await c?.thread.terminate();
     },
   };
 }

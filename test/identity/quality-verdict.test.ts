@@ -128,4 +128,21 @@ describe.skipIf(!HAS_IDENTITY_DATA)('a quality thread', () => {
       await pool.destroy();
     }
   }, 120_000);
+
+  it('starts its counting thread again after that thread ended: the counts in flight fail, later ones are answered', async () => {
+    const { pathToFileURL } = await import('node:url');
+    const { startFaceCounter } = (await import(
+      pathToFileURL(join(REPO_ROOT, 'dist/identity/face/count-thread.js')).href
+    )) as typeof import('../../identity/face/count-thread.js');
+    const counter = startFaceCounter();
+    const image = readFileSync(face('img2.jpg'));
+    try {
+      const inFlight = counter.count(image);
+      await counter.end();
+      await expect(inFlight).rejects.toThrow(/ended/);
+      expect((await counter.count(image)).faces).toBe(1);
+    } finally {
+      await counter.end();
+    }
+  }, 120_000);
 });
