@@ -13,9 +13,15 @@
 // open loop needs closed or BENCH_OPEN_RATE)
 // — split: ROLE=api + ROLE=worker processes, so the monitor scheduler, outbox relay and webhook delivery run in the
 // worker and a sync flow's latency does not depend on them.
+// BENCH_TRACE=1: the servers time each flow's stages, their GC pauses, statements, matcher tasks and GIN merges
+// (server/flow-trace.ts), and each phase's slowest flows are broken down after the run (bench/flow-tail.ts); it
+// keeps a record a flow in the api's memory, so leave it off for the figures of record.
 
-import { loadavg } from 'node:os';
+import { rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CostProbe, costTable, type PhaseCost, serverPostgresMs } from './cost.js';
+import { flowTailRows, readFlowTraces } from './flow-tail.js';
 import {
   createBenchTenant,
   flowBenchSettings,
@@ -84,10 +90,27 @@ function headline(runs: Run[], openRate: number | undefined): Record<string, Fig
 }
 const load1 = () => loadavg()[0]?.toFixed(1);
 
+/** BENCH_TRACE=1: where the servers write their flow traces (read once they have exited). */
+const TRACE = process.env.BENCH_TRACE === '1' ? join(tmpdir(), `vs-flow-trace-${process.pid}`) : undefined;
+if (TRACE) process.env.FLOW_TRACE_FILE = TRACE;
+
+/** Each phase's slowest flows, from the traces the servers wrote at exit. */
+function printTails(prefix: string, windows: { name: string; from: number; to: number }[]): void {
+  const traces = readFlowTraces(prefix);
+  for (const role of ['api', 'worker', 'all']) rmSync(`${prefix}.${role}.json`, { force: true });
+  for (const w of windows) {
+    const rows = flowTailRows(traces, w.from, w.to);
+    process.stdout.write(
+      `\n| flow trace, phase ${w.name} | |\n|---|---|\n${rows.map(([k, v]) => `| ${k} | ${v} |`).join('\n')}\n`,
+    );
+  }
+}
+
 async function main() {
   requireSharedData();
   const server = await startServer({ ingest: [], topology: TOPOLOGY });
   const probe = new CostProbe(server.procs, server.env.DATABASE_URL as string);
+  const windows: { name: string; from: number; to: number }[] = [];
   try {
     const version = await loadAllLists(server);
     const key = await createBenchTenant(server);
@@ -108,9 +131,10 @@ async function main() {
     const loadBefore = load1();
     // each phase's wall-clock window on stderr, to line up with per-process traces (BENCH_SERVER_NODE_ARGS)
     const timed = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
-      const from = new Date().toISOString();
+      const from = Date.now();
       const out = await run();
-      process.stderr.write(`phase ${name}: ${from} – ${new Date().toISOString()}\n`);
+      windows.push({ name, from, to: Date.now() });
+      process.stderr.write(`phase ${name}: ${new Date(from).toISOString()} – ${new Date().toISOString()}\n`);
       return out;
     };
     const phase = (name: string, label: string, run: () => Promise<LoadResult>) =>
@@ -154,6 +178,7 @@ async function main() {
     await probe.close();
     await server.stop();
   }
+  if (TRACE) printTails(TRACE, windows);
 }
 
 main().catch((err: unknown) => {

@@ -1,4 +1,5 @@
 import type { RunningWorker } from '../bus/jetstream.js';
+import { traceMerge, traceNow } from '../flow-trace.js';
 import type { Logger } from '../log.js';
 import type { Sql } from './sql.js';
 
@@ -73,7 +74,9 @@ export class GinPendingMerger {
       if (since >= this.afterRows && (!due || since > due.since)) due = { relid: t.relid, inserted, since };
     }
     if (!due) return 0;
+    const start = traceNow();
     const pages = await mergePendingLists(this.sql, due.relid);
+    traceMerge(start);
     this.mergedAt.set(due.relid, due.inserted);
     return pages;
   }

@@ -48,6 +48,7 @@ import {
 } from '../domain-errors.js';
 import { invalid, ValidationError } from '../errors.js';
 import type { FatfState } from '../fatf/fatf-store.js';
+import { traceFlow, traceNow } from '../flow-trace.js';
 import {
   differsFrom,
   documentApplicant,
@@ -186,6 +187,7 @@ export async function createFlow(
   tx?: Tx,
 ): Promise<{ flow: FlowOut; redacted: { id: string; reason_codes: string[]; result: string } }> {
   const { sql } = deps;
+  const started = traceNow();
   const write: FlowWrite = tx ? { db: tx, tx: true } : { db: sql, tx: false };
   const { template, policy } = await templateAndPolicy(
     sql,
@@ -196,6 +198,7 @@ export async function createFlow(
   const a = input.applicant;
   const applicantId = newId();
   const flowId = newId();
+  traceFlow(flowId, 'started', started);
   const reference = a.external_id ?? null;
   const meta = await captureClientMetadata(client, deps.trustedProxies);
 
@@ -217,6 +220,7 @@ export async function createFlow(
     const outcomes = await metered(write, tenant, () =>
       runChecks(checkDeps(deps), template.required_checks, input_),
     );
+    traceFlow(flowId, 'screened');
     const ctx: RecordContext = {
       tenant_id: tenant.tenant_id,
       policy,
@@ -274,10 +278,12 @@ export async function createFlow(
     ],
     ...(actor ? { audit: createdAudit(tenant.tenant_id, flowId, client, actor) } : {}),
   };
+  traceFlow(flowId, 'queued');
   const storing = write.tx
     ? insertFlowGraphIn(write.db, graph)
     : insertFlowGraph(sql, graph, deps.writeMaxQueue);
   const { flow, checks } = await refundIfUnstored(write, tenant, mode === 'sync', storing);
+  traceFlow(flowId, 'stored');
   // a new flow has no uploads yet
   const out = flowOut(
     flow,

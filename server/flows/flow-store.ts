@@ -13,6 +13,7 @@ import {
 import { insertRowsStatement } from '../db/bulk-insert.js';
 import { json, type Sql, type Tx } from '../db/sql.js';
 import { ApiError } from '../errors.js';
+import { flowTracing, traceFlow, traceNow, traceStatement } from '../flow-trace.js';
 import {
   type FlowEventSet,
   type OutboxRow,
@@ -167,10 +168,17 @@ class FlowGraphWriter {
 
   private async flush(batch: PendingGraph[]): Promise<void> {
     try {
+      const sent = traceNow();
       const out = await writeGraphs(
         this.sql,
         batch.map((b) => b.parts),
       );
+      traceStatement(sent, batch.length);
+      if (flowTracing)
+        for (const b of batch) {
+          traceFlow(b.parts.flow.id as string, 'sent', sent);
+          traceFlow(b.parts.flow.id as string, 'committed');
+        }
       batch.forEach((b, i) => {
         b.resolve(out[i] as { flow: FlowRow; checks: CheckRow[] });
       });

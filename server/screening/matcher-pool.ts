@@ -1,6 +1,7 @@
 import { Piscina } from 'piscina';
 import type { IndexData, ScreenOptions, ScreenResult, ScreenSubject } from '../../matcher/types.js';
 import { ApiError } from '../errors.js';
+import { traceNow, traceScreenTask } from '../flow-trace.js';
 import type { Logger } from '../log.js';
 import { MATCHER_WORKER } from '../paths.js';
 
@@ -160,8 +161,11 @@ export class MatcherPool {
   private async run(gen: Generation, task: Task, name?: string): Promise<ScreenResult | ScreenResult[]> {
     gen.inflight++;
     this.submitted++;
+    const submitted = traceNow();
     try {
-      return await gen.pool.run(task, name ? { name } : {});
+      const out = await gen.pool.run(task, name ? { name } : {});
+      traceScreenTask(submitted, 'items' in task ? task.items.length : 1);
+      return out;
     } catch (err) {
       if (err instanceof Error && /queue is at limit/i.test(err.message)) {
         throw new ApiError('overloaded', { headers: { 'retry-after': '1' } });
