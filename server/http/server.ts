@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { tenantFor } from '../auth/authorize.js';
 import type { AuthMode, Principal, TenantPrincipal } from '../auth/principal.js';
 import { ApiError, type Dependency } from '../errors.js';
-import { traceFlow, traceNow } from '../flow-trace.js';
+import { flowTracing, traceFlow, traceNow } from '../flow-trace.js';
 import { type Logger, withRequestId } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { corsHeaders, corsRoute, preflightHeaders } from './cors.js';
@@ -296,7 +296,7 @@ function send(rq: InProgress, reply: Reply, deps: HttpDeps, inflight: InFlight):
   inflight.leave();
   const { method, request_id, headers } = rq.info;
   const seconds = Number(process.hrtime.bigint() - rq.started) / 1e9;
-  if (rq.routeLabel === '/v1/flows' && method === 'POST' && reply.status === 201) traceAnswer(reply, seconds);
+  if (flowTracing && rq.routeLabel === '/v1/flows' && method === 'POST') traceAnswer(reply, seconds);
   deps.metrics.httpDuration.observe({ route: rq.routeLabel, method, status: String(reply.status) }, seconds);
   const principal = rq.principal;
   accessLog(deps.log, rq.routeLabel, () => ({
@@ -322,7 +322,7 @@ function send(rq: InProgress, reply: Reply, deps: HttpDeps, inflight: InFlight):
 /** A created flow's arrival and answer, for FLOW_TRACE_FILE (server/flow-trace.ts). */
 function traceAnswer(reply: Reply, seconds: number): void {
   const id = (reply.body as { id?: unknown } | undefined)?.id;
-  if (typeof id !== 'string') return;
+  if (reply.status !== 201 || typeof id !== 'string') return;
   const now = traceNow();
   traceFlow(id, 'received', now - seconds * 1000);
   traceFlow(id, 'answered', now);
