@@ -26,6 +26,10 @@ import {
 
 /** Tokens per name that alignment reads (and the bound covers). */
 export const MAX_T = 16;
+/** The weight of an aligned pair with an initial (a single-character token) on either side, and the share of the
+ * full token's own weight that such a pair leaves unmatched (name-bound.ts bounds with both). */
+export const INITIAL_PAIR_WEIGHT = 1.6;
+export const INITIAL_SOFT = 0.5;
 const simMatrix = new Float64Array(MAX_T * MAX_T);
 /** The token similarities of the last exactBound pass, for the pair (exactSimsQ, exactSimsC) with lrAlike as
  * exactSimsLr: tokenSimilarity of every pair, or, for a pair whose bound was below exactSimsMin (the minTokenSim of
@@ -331,9 +335,9 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
     // half-confirmed, so half its weight counts as unmatched (see the conflict rule below)
     let w: number;
     if (qt.length === 1 || ct.length === 1) {
-      w = 1.6;
-      if (qt.length > 1) softQ += 0.5 * q.weights[bi]!;
-      if (ct.length > 1) softC += 0.5 * c.weights[bj]!;
+      w = INITIAL_PAIR_WEIGHT;
+      if (qt.length > 1) softQ += INITIAL_SOFT * q.weights[bi]!;
+      if (ct.length > 1) softC += INITIAL_SOFT * c.weights[bj]!;
     } else w = q.weights[bi]! + c.weights[bj]!;
     matchedTotal += w;
     matchedW += w * curved(best, p);

@@ -19,6 +19,7 @@ import { cheapBound, exactBound } from './name-bound.js';
 import type { PreparedNameCache } from './name-cache.js';
 import { prepared, type QueryName } from './query-names.js';
 import type { ScreenOptions, ScreenSubject } from './types.js';
+import { SCORE_PARAMS } from './weights.js';
 
 const WEAK_KIND = NAME_KINDS.indexOf('weak');
 const ORG_SCHEMAS = new Set<EntitySchema>(['Company', 'Organization']);
@@ -97,7 +98,7 @@ export function bestNames(
         const q = qs[qi]!;
         let b = m.cheap[qi];
         if (b === undefined) {
-          b = cheapBound(q.packed, 0, arena, at, org);
+          b = cheapBound(q.packed, 0, arena, at, org, SCORE_PARAMS, q, cand);
           m.cheap[qi] = b;
         }
         if (b >= exactFrom && scoreBound(terms, b, weakName) > prevScore) {

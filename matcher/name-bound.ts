@@ -2,18 +2,26 @@
 // out scored exactly (the exact pass), so a screen skips the candidates that cannot reach its threshold.
 
 import {
+  INITIAL_PAIR_WEIGHT as ALIGN_INITIAL_PAIR_WEIGHT,
+  INITIAL_SOFT as ALIGN_INITIAL_SOFT,
   MAX_T as ALIGN_MAX_T,
   acronymCandidate,
   curved,
   exactSims as EXACT_SIMS,
   joinedScore,
   keepExactSims,
+  splitGluedParticle,
 } from './alignment.js';
 import { lrAlike, setLrAlike } from './edit-distance.js';
 import { bitOf, PACKED } from './packed-name.js';
 import type { PreparedName } from './prepared-name.js';
 import { unmatchedCostOf, weightOf } from './token-facts.js';
-import { pairSimilarity, SKELETON_EQUAL, TYPO_FLOOR_EDITS } from './token-similarity.js';
+import {
+  pairSimilarity,
+  SKELETON_EQUAL,
+  INITIAL_SIM as TOKEN_INITIAL_SIM,
+  TYPO_FLOOR_EDITS,
+} from './token-similarity.js';
 import { SCORE_PARAMS as PARAMS, type ScoreParams } from './weights.js';
 
 // packed-name.ts's layout, the token limit and the tables this module reads as its own constants (PACKED says why)
@@ -54,6 +62,10 @@ const exactSims = EXACT_SIMS;
 const SCORE_PARAMS = PARAMS;
 const SLIP_EDITS = TYPO_FLOOR_EDITS;
 const SKELETON_SIM = SKELETON_EQUAL;
+const INITIAL_SIM = TOKEN_INITIAL_SIM;
+const INITIAL_PAIR = ALIGN_INITIAL_PAIR_WEIGHT;
+const INITIAL_HALF = ALIGN_INITIAL_PAIR_WEIGHT / 2;
+const INITIAL_SOFT = ALIGN_INITIAL_SOFT;
 
 function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
@@ -86,8 +98,8 @@ function editRatioBound(la: number, lb: number, ma: number, mb: number, floor: n
   return Math.min(bound, 1 - maskLetterBound(ma, mb) / max);
 }
 
-/** An upper bound of tokenSimilarity(a, b, …) for two tokens of 2+ letters in a pair without abjad mode, rule by
- * rule: equal hashes may be equal tokens (1); numbers exactly; editRatioBound for editRatio; the typing-slip
+/** An upper bound of tokenSimilarity(a, b, …) for two tokens in a pair without abjad mode, rule by rule: equal hashes
+ * may be equal tokens (1); numbers exactly; an initial exactly; editRatioBound for editRatio; the typing-slip
  * floor when the first letter, lengths and consonant letters allow a slip; the ending rule when the longer token's
  * stem hashes like the shorter token. */
 function tokenBound(
@@ -105,6 +117,8 @@ function tokenBound(
   if (la === lb && a[i + PK_HASH] === b[j + PK_HASH]) return 1;
   if (((ma | mb) & MASK_DIGIT) !== 0)
     return ma === MASK_DIGIT && mb === MASK_DIGIT ? SCORE_PARAMS.numberSim : 0;
+  // an initial: the same first character or nothing (in abjad mode too: tokenSimilarity reads no skeleton then)
+  if (la === 1 || lb === 1) return a[i + PK_FIRST] === b[j + PK_FIRST] ? INITIAL_SIM : 0;
   let s = editRatioBound(la, lb, ma, mb, SCORE_PARAMS.minTokenSim);
   const long = Math.max(la, lb);
   const short = Math.min(la, lb);
@@ -159,6 +173,7 @@ function abjadTokenBound(
 ): number {
   const s = tokenBound(a, i, b, j, prefixOk, org);
   if (s >= 1 || ((a[i + PK_MASK]! | b[j + PK_MASK]!) & MASK_DIGIT) !== 0) return s;
+  if ((a[i + PK_LEN]! & PK_LEN_BITS) === 1 || (b[j + PK_LEN]! & PK_LEN_BITS) === 1) return s;
   const la = (a[i + PK_LEN]! >>> PK_SK_SHIFT) & PK_SK_LONG;
   const lb = (b[j + PK_LEN]! >>> PK_SK_SHIFT) & PK_SK_LONG;
   if (la === 0 || lb === 0) return s;
@@ -181,6 +196,10 @@ const partnerMinC = new Float64Array(MAX_T);
 const partnerMaxC = new Float64Array(MAX_T);
 /** The candidate's token weights (packedWeight), for one alignBound call. */
 const weightC = new Float64Array(MAX_T);
+/** Per token, whether it may align in a pair with an initial (either token a single character), for one alignBound
+ * call on names with an initial. */
+const initPairQ = new Uint8Array(MAX_T);
+const initPairC = new Uint8Array(MAX_T);
 const sideOrder = new Int8Array(MAX_T);
 const sideCurved = new Float64Array(MAX_T);
 
@@ -189,17 +208,19 @@ const sideCurved = new Float64Array(MAX_T);
  * It starts with a cheap pass that runs no edit distance and reads no string (q.packed and c.packed only); when
  * that bound is `exactFrom` or more, an exact pass scores the token pairs the cheap pass could not rule out with
  * tokenSimilarity itself and the joined strings with editRatio (what alignScore computes first), a tighter bound
- * for about the cost of that step. 1 (no bound) for what it does not cover: a possible acronym or glued particle, an initial
- * (single-letter token), more than MAX_T tokens. Why it is admissible:
+ * for about the cost of that step. 1 (no bound) for what it does not cover: a possible acronym, a glued particle that
+ * splits (notCovered), more than MAX_T tokens. Why it is admissible:
  * - each token pair is bounded by tokenBound (abjadTokenBound in abjad mode: the skeleton rule too) or is its
  *   tokenSimilarity; u_i / v_j = the best bound of a token
  *   against the other name's tokens, 0 below minTokenSim (alignScore never aligns such a pair);
  * - tokens substituted on both sides: align = Σ_aligned (w_i + w_j)·curve(s_ij) / (Σ_aligned (w_i + w_j) +
  *   substMult·(unaligned weights)) ≤ (Σ_i w_i·curve(u_i) + Σ_j w_j·curve(v_j)) / (W_q + W_c), as substMult ≥ 1
- *   and, without initials, an aligned pair weighs w_i + w_j;
+ *   and an aligned pair without an initial weighs w_i + w_j (a token that may align with an initial counts with
+ *   substitutedTerms' shares instead);
  * - one side wholly aligned (then matched = its token count): align = core · (1 − min(extraCap, penalty)) where
  *   core is the mean of the aligned curve(s_i) weighted by w_i + w_partner; curve(s_i) ≤ curve(u_i) and the partner's
- *   weight lies between the smallest and the largest weight of the tokens i may align with, so core ≤ the largest
+ *   weight lies between the smallest and the largest weight of the tokens i may align with (a pair with an initial
+ *   weighs INITIAL_PAIR: its partner weight is what brings w_i to that), so core ≤ the largest
  *   such mean over weights in those intervals (wholeSideBound; at most max curve(u_i)); the penalty is at least
  *   what the other side's surplus tokens and those with no possible partner cost;
  * - the nasab swap and a legal-form conflict only lower the score, and so does the Han/Hangul character cap;
@@ -215,7 +236,7 @@ export function nameSimilarityBound(
   p: ScoreParams = SCORE_PARAMS,
   exactFrom = Number.POSITIVE_INFINITY,
 ): number {
-  const ub = cheapBound(q.packed, 0, c.packed, 0, org, p);
+  const ub = cheapBound(q.packed, 0, c.packed, 0, org, p, q, c);
   return ub < exactFrom ? ub : exactBound(q, c, c.packed, 0, org, p);
 }
 
@@ -229,9 +250,11 @@ export function cheapBound(
   co: number,
   org: boolean,
   p: ScoreParams = SCORE_PARAMS,
+  q?: PreparedName,
+  c?: PreparedName,
 ): number {
   const flags = qp[qo + HDR_FLAGS]! | cp[co + HDR_FLAGS]!;
-  const out = notCovered(qp, qo, cp, co, flags, p);
+  const out = notCovered(qp, qo, cp, co, p, q, c);
   if (out >= 0) return out;
   setLrAlike((flags & F_CJK) !== 0);
   try {
@@ -262,7 +285,7 @@ export function exactBound(
 ): number {
   const qp = q.packed;
   const flags = qp[HDR_FLAGS]! | cp[co + HDR_FLAGS]!;
-  const out = notCovered(qp, 0, cp, co, flags, p);
+  const out = notCovered(qp, 0, cp, co, p, q, c);
   if (out >= 0) return out;
   const abjadMode = (flags & F_ABJAD) !== 0;
   const reuse = lastQp === qp && lastQo === 0 && lastCp === cp && lastCo === co;
@@ -306,28 +329,38 @@ let lastQo = 0;
 let lastCp: Int32Array | undefined;
 let lastCo = 0;
 
-/** The bound when the pair is one the bound does not cover (1) or has no tokens (0); −1 otherwise. */
+/** The bound when the pair is one the bound does not cover (1) or has no tokens (0); −1 otherwise. A pair that may
+ * glue (mayGlue: a glued-particle token one side, a glue-head particle the other) is covered when the two prepared
+ * names are given and neither splits against the other (splitGluedParticle, as nameSimilarity calls it: its glued
+ * alternatives apply only to a split), else not. Most such pairs have no split: any token starting with a particle's
+ * spelling (`ALTUG`, `DANI`) against any name holding a particle. */
 function notCovered(
   qp: Int32Array,
   qo: number,
   cp: Int32Array,
   co: number,
-  flags: number,
   p: ScoreParams,
+  q: PreparedName | undefined,
+  c: PreparedName | undefined,
 ): number {
   if (p.curve < 0 || p.substMult < 1) return 1;
   const nq = qp[qo + HDR_N]!;
   const nc = cp[co + HDR_N]!;
   if (nq === 0 || nc === 0) return 0;
   if (nq > MAX_T || nc > MAX_T) return 1;
-  if ((flags & F_INITIAL) !== 0) return 1;
   if (
     mayCollapse(qp, qo, nq, cp[co + HDR_INITIALS]!, nc) ||
-    mayCollapse(cp, co, nc, qp[qo + HDR_INITIALS]!, nq) ||
-    mayGlue(qp, qo, nq, cp, co, nc) ||
-    mayGlue(cp, co, nc, qp, qo, nq)
+    mayCollapse(cp, co, nc, qp[qo + HDR_INITIALS]!, nq)
   )
     return 1;
+  const glueQ = mayGlue(qp, qo, nq, cp, co, nc);
+  const glueC = mayGlue(cp, co, nc, qp, qo, nq);
+  if (glueQ || glueC) {
+    if (q === undefined || c === undefined) return 1;
+    // the query name's splits are memoised on it (as nameSimilarity asks for them), the list name's are not
+    if (glueQ && splitGluedParticle(q, c, true) !== undefined) return 1;
+    if (glueC && splitGluedParticle(c, q) !== undefined) return 1;
+  }
   return -1;
 }
 
@@ -376,20 +409,24 @@ function alignBound(
   const qb = qo + T0;
   const cb = co + T0;
   const prefixOk = nq >= 2 && nc >= 2;
+  const initials = ((qp[qo + HDR_FLAGS]! | cp[co + HDR_FLAGS]!) & F_INITIAL) !== 0;
   // the scratch arrays reset in loops: a few tokens each, where fill()'s call costs more than the stores
   for (let i = 0; i < nq; i++) {
     boundQ[i] = 0;
     partnerMinQ[i] = Number.POSITIVE_INFINITY;
     partnerMaxQ[i] = 0;
+    initPairQ[i] = 0;
   }
   for (let j = 0; j < nc; j++) {
     boundC[j] = 0;
     partnerMinC[j] = Number.POSITIVE_INFINITY;
     partnerMaxC[j] = 0;
     weightC[j] = packedWeight(cp[cb + j * PK + PK_LEN]!);
+    initPairC[j] = 0;
   }
   for (let i = 0; i < nq; i++) {
     const wi = packedWeight(qp[qb + i * PK + PK_LEN]!);
+    const initialI = initials && (qp[qb + i * PK + PK_LEN]! & PK_LEN_BITS) === 1;
     for (let j = 0; j < nc; j++) {
       let s: number;
       if (exact && reuse) s = pairBound[i * MAX_T + j]!;
@@ -406,24 +443,45 @@ function alignBound(
         exactSims[i * MAX_T + j] = s;
       }
       if (s < p.minTokenSim) continue;
-      const wj = weightC[j]!;
+      let wj = weightC[j]!;
+      let wiPartner = wi;
+      if (initialI || (initials && (cp[cb + j * PK + PK_LEN]! & PK_LEN_BITS) === 1)) {
+        // a pair with an initial weighs INITIAL_PAIR whatever the tokens' own weights: as partner weights, what
+        // brings each token's own weight to it
+        initPairQ[i] = 1;
+        initPairC[j] = 1;
+        wj = INITIAL_PAIR - wi;
+        wiPartner = INITIAL_PAIR - weightC[j]!;
+      }
       if (s > boundQ[i]!) boundQ[i] = s;
       if (s > boundC[j]!) boundC[j] = s;
       if (wj < partnerMinQ[i]!) partnerMinQ[i] = wj;
       if (wj > partnerMaxQ[i]!) partnerMaxQ[i] = wj;
-      if (wi < partnerMinC[j]!) partnerMinC[j] = wi;
-      if (wi > partnerMaxC[j]!) partnerMaxC[j] = wi;
+      if (wiPartner < partnerMinC[j]!) partnerMinC[j] = wiPartner;
+      if (wiPartner > partnerMaxC[j]!) partnerMaxC[j] = wiPartner;
     }
   }
   let num = 0;
   let total = 0;
   for (let i = 0; i < nq; i++) {
     const w = packedWeight(qp[qb + i * PK + PK_LEN]!);
+    if (initPairQ[i] === 1) {
+      const t = substitutedTerms(w, (qp[qb + i * PK + PK_LEN]! & PK_LEN_BITS) === 1);
+      total += termDen;
+      num += t * curved(boundQ[i]!, p);
+      continue;
+    }
     total += w;
     if (boundQ[i]! > 0) num += w * curved(boundQ[i]!, p);
   }
   for (let j = 0; j < nc; j++) {
     const w = weightC[j]!;
+    if (initPairC[j] === 1) {
+      const t = substitutedTerms(w, (cp[cb + j * PK + PK_LEN]! & PK_LEN_BITS) === 1);
+      total += termDen;
+      num += t * curved(boundC[j]!, p);
+      continue;
+    }
     total += w;
     if (boundC[j]! > 0) num += w * curved(boundC[j]!, p);
   }
@@ -499,6 +557,26 @@ function alignBound(
     if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
   }
   return ub;
+}
+
+/** The denominator share of substitutedTerms' last call. */
+let termDen = 0;
+
+/** A token's terms in the substituted-tokens bound when it may align in a pair with an initial (a pair weighs
+ * INITIAL_PAIR there, and a full token in it leaves INITIAL_SOFT of its weight unmatched): returns the weight its
+ * curved best bound counts with in the numerator, and sets termDen to its share of the denominator. Each such pair
+ * (denominator INITIAL_PAIR, plus INITIAL_SOFT × the full token's weight; numerator at most INITIAL_PAIR × either
+ * token's curved bound) gives an initial INITIAL_PAIR / 2 of both, a full token INITIAL_PAIR / 2 + INITIAL_SOFT × its
+ * weight of the denominator and the larger of its weight and INITIAL_PAIR / 2 of the numerator; a pair of full
+ * tokens, or the token left unaligned, gives it its own weight in both or more; so the numerator is at most, and the
+ * denominator at least, the sums of these shares, for any alignment. */
+function substitutedTerms(w: number, initial: boolean): number {
+  if (initial) {
+    termDen = Math.min(INITIAL_HALF, w);
+    return INITIAL_HALF;
+  }
+  termDen = Math.min(w, INITIAL_HALF + INITIAL_SOFT * w);
+  return Math.max(w, INITIAL_HALF);
 }
 
 /** tokenWeight from a packed length word. */

@@ -11,7 +11,7 @@ const VOWEL = VOWELS;
 const SCORE_PARAMS = PARAMS;
 
 /** An initial against a token with that first letter. */
-const INITIAL_SIM = 0.9;
+export const INITIAL_SIM = 0.9;
 
 /** Per-letter scratch of typingSlip (left all zero after each call). */
 const letterCount = new Int16Array(128);
