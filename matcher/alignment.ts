@@ -82,6 +82,11 @@ export function nameSimilarity(
     if (qg) s = Math.max(s, p.joinedDiscount * alignSimilarity(qg, c, org, p));
     const cg = splitGluedParticle(c, q);
     if (cg) s = Math.max(s, p.joinedDiscount * alignSimilarity(q, cg, org, p));
+    // a word written in two (Patr ushev, MOHAMMAD HASNI for MOHAMMADHASNI) on either side
+    const qw = joinSplitWord(q, c);
+    if (qw) s = Math.max(s, p.joinedDiscount * alignSimilarity(qw, c, org, p));
+    const cw = joinSplitWord(c, q);
+    if (cw) s = Math.max(s, p.joinedDiscount * alignSimilarity(q, cw, org, p));
     const r = rawSimilarity(q, c, org, p);
     if (r > s) s = r;
   }
@@ -182,6 +187,34 @@ export function splitGluedParticle(a: PreparedName, b: PreparedName, memo = fals
       if (k === j) continue;
       const split = gluedSplit(a, na, head, b.tokens[k]!, memo);
       if (split) return split;
+    }
+  }
+  return undefined;
+}
+
+/** How alike a word written in two must be to a word of the other name (editRatio) to be read as it. */
+export const SPLIT_WORD_MIN = 0.9;
+
+/** If two adjacent tokens of `a` (2+ letters each), written together, are a token of `b` or one slip from it
+ * (editRatio ≥ SPLIT_WORD_MIN), while neither is itself a token of `b`, returns `a` with the two joined: a word a
+ * clerk split with a space (`Patr ushev`, `MOHAMMAD HASNI` for `MOHAMMADHASNI`). Person and company names alike; not
+ * in an abjad or in Han/Hangul (their skeletons and syllables are joined by the joined alternative). */
+export function joinSplitWord(a: PreparedName, b: PreparedName): PreparedName | undefined {
+  const na = Math.min(a.tokens.length, MAX_T);
+  const nb = Math.min(b.tokens.length, MAX_T);
+  if (na < 2 || a.abjad || b.abjad || a.cjk.length > 0 || b.cjk.length > 0) return undefined;
+  for (let i = 0; i + 1 < na; i++) {
+    const x = a.tokens[i]!;
+    const y = a.tokens[i + 1]!;
+    if (x.length < 2 || y.length < 2) continue;
+    const len = x.length + y.length;
+    for (let j = 0; j < nb; j++) {
+      const t = b.tokens[j]!;
+      if (Math.abs(t.length - len) > Math.max(1, Math.floor(len * (1 - SPLIT_WORD_MIN)))) continue;
+      if (t === x || t === y || b.tokens.includes(x) || b.tokens.includes(y)) continue;
+      if (editRatio(x + y, t, SPLIT_WORD_MIN) < SPLIT_WORD_MIN) continue;
+      const tokens = [...a.tokens.slice(0, i), x + y, ...a.tokens.slice(i + 2)];
+      return prepareNormalized({ tokens, legalForms: a.legalForms, abjad: a.abjad });
     }
   }
   return undefined;

@@ -4,7 +4,7 @@ import { AML_DATASETS, ENTITY_SCHEMAS, type Entity } from '../ingest/entity.js';
 import { normIdentifier } from './features.js';
 import { KEY_IDENT, nameKeys, schemaNameKind, tokenKeys } from './keys.js';
 import { assertLayoutFits, engineCounts, FLAG_ABJAD, INDEX_FORMAT, NAME_KINDS } from './layout.js';
-import { buildFoldCache, normalizeName } from './normalize.js';
+import { beforeSlash, buildFoldCache, normalizeName } from './normalize.js';
 import type { IndexData, IndexStats } from './types.js';
 
 /** The metadata decoded for scored candidates only. */
@@ -292,15 +292,21 @@ function addNames(e: Entity, eid: number, cols: Columns, postings: Postings, ide
   for (const n of e.names) {
     const value = n.value.trim();
     if (!value) continue;
+    // a name written as two after a slash is also indexed by the words before it (shown as the list writes it)
+    const head = beforeSlash(value);
+    addName(value, value, n.kind);
+    if (head !== undefined) addName(head, value, n.kind);
+  }
+  function addName(value: string, shown: string, nameKind: (typeof NAME_KINDS)[number]): void {
     const nn = normalizeName(value, kind);
-    if (nn.tokens.length === 0) continue;
+    if (nn.tokens.length === 0) return;
     const content = nn.tokens.join(' ') + '|' + nn.legalForms.join(' ') + '|' + (nn.cjk ?? '');
     // the letters as written (and in the other order) follow, for rawSimilarity
     const normText = nn.raw ? `${content}|${nn.raw}|${nn.rawSwapped ?? ''}` : content;
-    const kindIdx = NAME_KINDS.indexOf(n.kind);
+    const kindIdx = NAME_KINDS.indexOf(nameKind);
     // the same normalised name twice (e.g. alias differing only in case or spacing) adds nothing
     const dedupKey = content + '#' + (kindIdx === 2 ? 'w' : '');
-    if (seen.has(dedupKey)) continue;
+    if (seen.has(dedupKey)) return;
     seen.add(dedupKey);
     const nameId = cols.nameEntity.length;
     if (firstName < 0) firstName = nameId;
@@ -308,7 +314,7 @@ function addNames(e: Entity, eid: number, cols: Columns, postings: Postings, ide
     cols.nameKind.push(Math.max(0, kindIdx));
     cols.nameFlags.push(nn.abjad ? FLAG_ABJAD : 0);
     cols.norm.add(normText);
-    cols.orig.add(value);
+    cols.orig.add(shown);
     nameKeys(nn, { add: (k: string) => postings.add(k, nameId) }, true, (t) => postings.addToken(t, nameId));
   }
   if (firstName < 0) return;

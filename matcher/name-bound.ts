@@ -10,6 +10,7 @@ import {
   exactSims as EXACT_SIMS,
   joinedScore,
   keepExactSims,
+  SPLIT_WORD_MIN,
   splitGluedParticle,
 } from './alignment.js';
 import { lrAlike, setLrAlike } from './edit-distance.js';
@@ -226,7 +227,9 @@ const sideCurved = new Float64Array(MAX_T);
  * - the nasab swap and a legal-form conflict only lower the score, and so does the Han/Hangul character cap;
  *   l/r are half-cost letters under the same condition as in alignSimilarity;
  * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount (in abjad mode of the joined
- *   skeletons, times 0.95; exact pass: alignScore's own joinedScore), taken whenever it may apply.
+ *   skeletons, times 0.95; exact pass: alignScore's own joinedScore), taken whenever it may apply;
+ * - a word written in two (joinSplitWord): at most the joined discount, taken when two adjacent tokens' lengths and
+ *   letters allow their join to be a token of the other name (splitWordBound).
  * test/matcher/score-bound.test.ts checks bound ≥ similarity on list-name pairs, with and without the exact pass.
  */
 export function nameSimilarityBound(
@@ -261,6 +264,7 @@ export function cheapBound(
     const ub = Math.max(
       alignBound(undefined, qp, qo, undefined, cp, co, org, p, false, (flags & F_ABJAD) !== 0),
       rawBound(qp, qo, cp, co, p),
+      splitWordBound(qp, qo, cp, co, flags, p),
     );
     // the token-pair bounds in pairBound are this pair's (exactBound reuses them)
     lastQp = qp;
@@ -296,6 +300,7 @@ export function exactBound(
     return Math.max(
       alignBound(q, qp, 0, c, cp, co, org, p, true, abjadMode, reuse),
       rawBound(qp, 0, cp, co, p),
+      splitWordBound(qp, 0, cp, co, flags, p),
     );
   } finally {
     setLrAlike(false);
@@ -322,6 +327,42 @@ function rawBound(qp: Int32Array, qo: number, cp: Int32Array, co: number, p: Sco
   const tq = qp[qo + T0 + PK_LEN]! & PK_LEN_BITS;
   const tc = cp[co + T0 + PK_LEN]! & PK_LEN_BITS;
   return Math.min(tq, tc) < 4 ? 0 : 1 - SLIP_EDITS / Math.max(tq, tc, 5);
+}
+
+/** An upper bound of the split-word alternative (joinSplitWord in alignment.ts: the joined discount times a
+ * similarity): the joined discount when two adjacent tokens of either name, written together, may be a token of
+ * the other (their lengths and letters allow editRatio ≥ SPLIT_WORD_MIN), else 0. */
+function splitWordBound(
+  qp: Int32Array,
+  qo: number,
+  cp: Int32Array,
+  co: number,
+  flags: number,
+  p: ScoreParams,
+): number {
+  if ((flags & (F_ABJAD | F_CJK)) !== 0) return 0;
+  return mayJoinSplit(qp, qo, cp, co) || mayJoinSplit(cp, co, qp, qo) ? p.joinedDiscount : 0;
+}
+
+const SPLIT_MIN = SPLIT_WORD_MIN;
+
+/** Whether two adjacent tokens of `a` (2+ letters each) written together may be a token of `b` (splitWordBound). */
+function mayJoinSplit(a: Int32Array, ao: number, b: Int32Array, bo: number): boolean {
+  const na = a[ao + HDR_N]!;
+  const nb = b[bo + HDR_N]!;
+  for (let i = 0; i + 1 < na; i++) {
+    const x = ao + T0 + i * PK;
+    const lx = a[x + PK_LEN]! & PK_LEN_BITS;
+    const ly = a[x + PK + PK_LEN]! & PK_LEN_BITS;
+    if (lx < 2 || ly < 2) continue;
+    const mxy = a[x + PK_MASK]! | a[x + PK + PK_MASK]!;
+    for (let j = 0; j < nb; j++) {
+      const y = bo + T0 + j * PK;
+      const r = editRatioBound(lx + ly, b[y + PK_LEN]! & PK_LEN_BITS, mxy, b[y + PK_MASK]!, SPLIT_MIN);
+      if (r >= SPLIT_MIN) return true;
+    }
+  }
+  return false;
 }
 
 let lastQp: Int32Array | undefined;

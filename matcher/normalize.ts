@@ -76,6 +76,9 @@ function foldUncached(raw: string): string {
     t = t.replace(/([aeo])[vw][iy](?:tsch|tsj|tch|tj|tx|ch|cs|ci|cz|c|sh)$/, '$1vich');
     t = t.replace(/sk(?:iy|yy|ij|yi|ii|yj|y|i)$/, 'ski');
     t = t.replace(/off$/, 'ov').replace(/eff$/, 'ev');
+    // Indian given names end in -endra/-indra or, as Hindi and Punjabi speakers say them, -ender/-inder (Narendra
+    // and Narender, Surendra and Surender, Ravindra and Ravinder): one name. Not -andra (Alexandra, Alexander)
+    if (t.endsWith('ndra')) t = t.replace(/([ei])ndra$/, '$1nder');
   }
   // each rule in order, run only where the letters it rewrites occur (most words have few of them: an index build
   // folds every distinct word once, and a regular expression that finds nothing still costs a search)
@@ -975,10 +978,33 @@ function rawLetters(s: string): { written: string; swapped?: string } {
  * vladimir pudin, vlatimir putin; han-foreign.ts); a name in katakana its older loan-word reading
  * (ウラジーミル・プーチン → vradimir putin; kana-foreign.ts). */
 export function alternativeReadings(raw: string): string[] {
-  if (!NON_ASCII_RE.test(raw)) return [];
+  const before = beforeSlash(raw);
+  if (!NON_ASCII_RE.test(raw)) return before === undefined ? [] : [before];
   const s = raw.normalize('NFKC');
   const older = kanaOlderReading(s);
-  return [...koreanReading(s), ...hanRussianReadings(s), ...(older === undefined ? [] : [older])];
+  return [
+    ...(before === undefined ? [] : [before]),
+    ...koreanReading(s),
+    ...hanRussianReadings(s),
+    ...(older === undefined ? [] : [older]),
+  ];
+}
+
+/** A slash between two words of 2+ letters or digits each (not `A/S`, `c/o`, `d/b/a`). */
+const SLASH_RE = /(?<=[\p{L}\p{N}]{2}['’.)]?)\s*\/\s*(?=[\p{L}\p{N}]{2})/u;
+
+/** A name that gives another after a slash (`Al Qa'ida/Islamic Army`, `The Organization Base of Jihad/Mesopotamia`,
+ * `LORD'S RESISTANCE MOVEMENT/ARMY`): the words before the first slash, when they are 2+ words, are a name of
+ * their own. What follows is not read alone, as the slash may join two words of one name (`IMPORT/EXPORT
+ * CORPORATION` is not `EXPORT CORPORATION`); a slash inside a legal form (`A/S`) has a one-word side. */
+export function beforeSlash(raw: string): string | undefined {
+  const m = SLASH_RE.exec(raw);
+  if (m === null) return undefined;
+  const head = raw
+    .slice(0, m.index)
+    .replace(/\([^)]*$/, '')
+    .trim();
+  return head.split(/[\s\-‐]+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length >= 2 ? head : undefined;
 }
 
 /** `nfkc`: the name already NFKC-normalised (alternativeReadings). */

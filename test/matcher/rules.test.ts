@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   collapseAcronym,
   formsConflict,
+  joinSplitWord,
   rawEdit,
   rawSimilarity,
   splitGluedParticle,
@@ -13,6 +14,7 @@ import { buildIndex, DEFAULT_POLICY, openIndex } from '../../matcher/index.js';
 import { deleteKeys, KEY_DELETE, nameKeys, slipKey } from '../../matcher/keys.js';
 import {
   alternativeReadings,
+  beforeSlash,
   expandCompanyWords,
   fixTailForm,
   fixTailFormSlip,
@@ -717,5 +719,54 @@ describe('an unknown word of a company name is looked up by its one-edit spellin
     expect(ids('SJONE SHIPPING CORPORATION', 'company')).toContain('us_ofac_sdn:saone');
     // untyped, a legal form says it is a company
     expect(ids('SJONE SHIPPING CORPORATION')).toContain('us_ofac_sdn:saone');
+  });
+});
+
+describe('a word written in two, a name before a slash, Indian -endra/-ender (issue 30)', () => {
+  it('reads two adjacent words that are the other name’s word written in two as that word', () => {
+    expect(
+      joinSplitWord(prepareName('Nikolai Patr ushev', 'person'), prepareName('Nikolai Patrushev', 'person'))
+        ?.tokens,
+    ).toEqual(['nikolai', 'patrushev']);
+    expect(person('Nikolai Patr ushev', 'Nikolai Platonovich Patrushev')).toBeGreaterThanOrEqual(T);
+    // the list name written in two, one vowel apart (Mohammad / Muhammad folded)
+    expect(
+      person('HAJI ASAD KHAN ZARKARI MOHAMMADHASNI', 'MUHAMMAD HASNI SSAD KHAN ZARKARI'),
+    ).toBeGreaterThanOrEqual(T);
+    expect(company('TIGER ONE SHIPPING', 'TIGERONE SHIPPING')).toBeGreaterThanOrEqual(T);
+    // two words that are each the other name's words are not joined (Ali Khan is not Alikhan's namesake)
+    expect(
+      joinSplitWord(prepareName('Ali Khan', 'person'), prepareName('Ali Khan Alikhan', 'person')),
+    ).toBeUndefined();
+    // nor two words that only resemble a longer one
+    expect(
+      joinSplitWord(prepareName('Ivan Ovich', 'person'), prepareName('Ivanovski', 'person')),
+    ).toBeUndefined();
+  });
+
+  it('also reads the words before a slash of a name as a name, but not a slash in a legal form or between two words', () => {
+    expect(beforeSlash("Al-Qa'ida/Islamic Army")).toBe("Al-Qa'ida");
+    expect(beforeSlash('NEW PEOPLE’S ARMY / COMMUNIST PARTY OF THE PHILIPPINES')).toBe('NEW PEOPLE’S ARMY');
+    expect(beforeSlash('Bowne Global Solutions Denmark, A/S')).toBeUndefined();
+    expect(beforeSlash('ADF/NALU')).toBeUndefined();
+    expect(alternativeReadings("Al-Qa'ida/Islamic Army")).toEqual(["Al-Qa'ida"]);
+    expect(compare('Organization', 'Al Qaeda', "Al-Qa'ida/Islamic Army").score).toBeGreaterThanOrEqual(T);
+    // and a screen finds the list name by it
+    const screener = openIndex(
+      buildIndex([listedEntity('aq', 'Organization', ["Al-Qa'ida/Islamic Army"])], 't'),
+    );
+    const options = { datasets: ['sanctions' as const], policy: DEFAULT_POLICY, limit: 3 };
+    const m = screener.screen({ name: 'Al Qaeda', type: 'organization' }, options).matches;
+    // shown as the list writes it
+    expect(m.map((x) => [x.entity_id, x.evidence.matched_name])).toEqual([
+      ['us_ofac_sdn:aq', "Al-Qa'ida/Islamic Army"],
+    ]);
+  });
+
+  it('folds the Indian endings -endra and -indra to -ender and -inder, but not -andra', () => {
+    expect(foldToken('narendra')).toBe(foldToken('narender'));
+    expect(foldToken('ravindra')).toBe(foldToken('ravinder'));
+    expect(person('Narender Modi', 'Narendra Modi')).toBe(1);
+    expect(foldToken('alexandra')).not.toBe(foldToken('alexander'));
   });
 });
