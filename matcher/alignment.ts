@@ -3,7 +3,7 @@
 
 import { editRatio, lrAlike, setLrAlike } from './edit-distance.js';
 import { canonicalWord, foldToken, type NormalizedName } from './normalize.js';
-import { PACKED } from './packed-name.js';
+import { noSplitWord, PACKED } from './packed-name.js';
 import { type PreparedName, prepareNormalized } from './prepared-name.js';
 import {
   GENERIC,
@@ -195,23 +195,33 @@ export function splitGluedParticle(a: PreparedName, b: PreparedName, memo = fals
 /** How alike a word written in two must be to a word of the other name (editRatio) to be read as it. */
 export const SPLIT_WORD_MIN = 0.9;
 
-/** If two adjacent tokens of `a` (2+ letters each), written together, are a token of `b` or one slip from it
- * (editRatio ≥ SPLIT_WORD_MIN), while neither is itself a token of `b`, returns `a` with the two joined: a word a
+/** If two adjacent tokens of `a` (2+ letters each), written together, are a token of `b` or one slip from it past
+ * the first letter (editRatio ≥ SPLIT_WORD_MIN), while neither is itself a token of `b`, returns `a` with the two
+ * joined: a word a
  * clerk split with a space (`Patr ushev`, `MOHAMMAD HASNI` for `MOHAMMADHASNI`). Person and company names alike; not
  * in an abjad or in Han/Hangul (their skeletons and syllables are joined by the joined alternative). */
 export function joinSplitWord(a: PreparedName, b: PreparedName): PreparedName | undefined {
   const na = Math.min(a.tokens.length, MAX_T);
   const nb = Math.min(b.tokens.length, MAX_T);
   if (na < 2 || a.abjad || b.abjad || a.cjk.length > 0 || b.cjk.length > 0) return undefined;
+  if (noSplitWord(a.packed, 0, b.packed, 0, SPLIT_WORD_MIN)) return undefined;
+  let maxB = 0;
+  for (let j = 0; j < nb; j++) maxB = Math.max(maxB, b.tokens[j]!.length);
   for (let i = 0; i + 1 < na; i++) {
     const x = a.tokens[i]!;
     const y = a.tokens[i + 1]!;
-    if (x.length < 2 || y.length < 2) continue;
     const len = x.length + y.length;
+    // editRatio ≥ SPLIT_WORD_MIN needs the shorter length ≥ SPLIT_WORD_MIN × the longer
+    if (x.length < 2 || y.length < 2 || SPLIT_WORD_MIN * len > maxB) continue;
     for (let j = 0; j < nb; j++) {
       const t = b.tokens[j]!;
-      if (Math.abs(t.length - len) > Math.max(1, Math.floor(len * (1 - SPLIT_WORD_MIN)))) continue;
-      if (t === x || t === y || b.tokens.includes(x) || b.tokens.includes(y)) continue;
+      if (
+        t.charCodeAt(0) !== x.charCodeAt(0) ||
+        SPLIT_WORD_MIN * len > t.length ||
+        len < SPLIT_WORD_MIN * t.length
+      )
+        continue;
+      if (b.tokens.includes(x) || b.tokens.includes(y)) break;
       if (editRatio(x + y, t, SPLIT_WORD_MIN) < SPLIT_WORD_MIN) continue;
       const tokens = [...a.tokens.slice(0, i), x + y, ...a.tokens.slice(i + 2)];
       return prepareNormalized({ tokens, legalForms: a.legalForms, abjad: a.abjad });

@@ -14,7 +14,7 @@ import {
   splitGluedParticle,
 } from './alignment.js';
 import { lrAlike, setLrAlike } from './edit-distance.js';
-import { bitOf, PACKED } from './packed-name.js';
+import { bitOf, noSplitWord, PACKED } from './packed-name.js';
 import type { PreparedName } from './prepared-name.js';
 import { unmatchedCostOf, weightOf } from './token-facts.js';
 import {
@@ -341,7 +341,10 @@ function splitWordBound(
   p: ScoreParams,
 ): number {
   if ((flags & (F_ABJAD | F_CJK)) !== 0) return 0;
-  return mayJoinSplit(qp, qo, cp, co) || mayJoinSplit(cp, co, qp, qo) ? p.joinedDiscount : 0;
+  return (!noSplitWord(qp, qo, cp, co, SPLIT_MIN) && mayJoinSplit(qp, qo, cp, co)) ||
+    (!noSplitWord(cp, co, qp, qo, SPLIT_MIN) && mayJoinSplit(cp, co, qp, qo))
+    ? p.joinedDiscount
+    : 0;
 }
 
 const SPLIT_MIN = SPLIT_WORD_MIN;
@@ -350,14 +353,26 @@ const SPLIT_MIN = SPLIT_WORD_MIN;
 function mayJoinSplit(a: Int32Array, ao: number, b: Int32Array, bo: number): boolean {
   const na = a[ao + HDR_N]!;
   const nb = b[bo + HDR_N]!;
+  if (na < 2) return false;
+  // the shortest and longest token of b first: most adjacent pairs are far longer than any token of the other name,
+  // and editRatio ≥ SPLIT_MIN needs the shorter length ≥ SPLIT_MIN × the longer
+  let minB: number = PK_LEN_BITS;
+  let maxB = 0;
+  for (let j = 0; j < nb; j++) {
+    const l = b[bo + T0 + j * PK + PK_LEN]! & PK_LEN_BITS;
+    if (l < minB) minB = l;
+    if (l > maxB) maxB = l;
+  }
   for (let i = 0; i + 1 < na; i++) {
     const x = ao + T0 + i * PK;
     const lx = a[x + PK_LEN]! & PK_LEN_BITS;
     const ly = a[x + PK + PK_LEN]! & PK_LEN_BITS;
-    if (lx < 2 || ly < 2) continue;
+    if (lx < 2 || ly < 2 || SPLIT_MIN * (lx + ly) > maxB || lx + ly < SPLIT_MIN * minB) continue;
     const mxy = a[x + PK_MASK]! | a[x + PK + PK_MASK]!;
+    const first = a[x + PK_FIRST]!;
     for (let j = 0; j < nb; j++) {
       const y = bo + T0 + j * PK;
+      if (b[y + PK_FIRST] !== first) continue;
       const r = editRatioBound(lx + ly, b[y + PK_LEN]! & PK_LEN_BITS, mxy, b[y + PK_MASK]!, SPLIT_MIN);
       if (r >= SPLIT_MIN) return true;
     }

@@ -998,6 +998,7 @@ const SLASH_RE = /(?<=[\p{L}\p{N}]{2}['’.)]?)\s*\/\s*(?=[\p{L}\p{N}]{2})/u;
  * their own. What follows is not read alone, as the slash may join two words of one name (`IMPORT/EXPORT
  * CORPORATION` is not `EXPORT CORPORATION`); a slash inside a legal form (`A/S`) has a one-word side. */
 export function beforeSlash(raw: string): string | undefined {
+  if (!raw.includes('/')) return undefined;
   const m = SLASH_RE.exec(raw);
   if (m === null) return undefined;
   const head = raw

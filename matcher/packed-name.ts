@@ -55,7 +55,12 @@ const HDR_RAW = 4;
 const HDR_RAW_SWAPPED = 5;
 const HDR_RAW_LEN = 6;
 const HDR_RAW_FIRST = 7;
-const T0 = 8;
+/** the shortest two adjacent tokens (2+ letters each) written together (SPLIT_NONE when none), and above
+ * SPLIT_SHIFT the longest token's length: a word written in two (joinSplitWord) is ruled out from these alone */
+const HDR_SPLIT = 8;
+const T0 = 9;
+const SPLIT_NONE = 0xffff;
+const SPLIT_SHIFT = 16;
 const F_ABJAD = 1;
 const F_CJK = 2;
 /** some token is a single letter (an initial) */
@@ -99,7 +104,28 @@ export function packName(
     out[o + PK_STEM] = fnv1aPrefix(t, Math.max(0, t.length - 2)) | 0;
   }
   out[HDR_FLAGS] = flags;
+  out[HDR_SPLIT] = splitHeader(tokens);
   return out;
+}
+
+/** HDR_SPLIT's number of these tokens. */
+function splitHeader(tokens: readonly string[]): number {
+  let minPair = SPLIT_NONE;
+  let maxLen = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const l = tokens[i]!.length;
+    maxLen = Math.max(maxLen, l);
+    const next = tokens[i + 1]?.length ?? 0;
+    if (l >= 2 && next >= 2) minPair = Math.min(minPair, l + next);
+  }
+  return Math.min(minPair, SPLIT_NONE) | (Math.min(maxLen, 0x7fff) << SPLIT_SHIFT);
+}
+
+/** Whether the split-word rule (joinSplitWord) cannot apply with `a`'s words joined, from the packed headers: even
+ * `a`'s shortest adjacent pair written together is longer than `b`'s longest token by more than `min` allows
+ * (editRatio ≥ min needs the shorter length ≥ min × the longer). */
+export function noSplitWord(a: Int32Array, ao: number, b: Int32Array, bo: number, min: number): boolean {
+  return min * (a[ao + HDR_SPLIT]! & SPLIT_NONE) > b[bo + HDR_SPLIT]! >>> SPLIT_SHIFT;
 }
 
 /** The layout's numbers, for its reader (name-bound.ts), which takes them as its own module constants: V8 folds a
@@ -132,6 +158,7 @@ export const PACKED = Object.freeze({
   HDR_RAW_SWAPPED,
   HDR_RAW_LEN,
   HDR_RAW_FIRST,
+  HDR_SPLIT,
   T0,
   F_ABJAD,
   F_CJK,
