@@ -6,6 +6,7 @@ import {
   INITIAL_SOFT as ALIGN_INITIAL_SOFT,
   MAX_T as ALIGN_MAX_T,
   acronymCandidate,
+  collapseAcronym,
   curved,
   exactSims as EXACT_SIMS,
   joinedScore,
@@ -23,7 +24,7 @@ import {
   INITIAL_SIM as TOKEN_INITIAL_SIM,
   TYPO_FLOOR_EDITS,
 } from './token-similarity.js';
-import { SCORE_PARAMS as PARAMS, type ScoreParams } from './weights.js';
+import { ACRONYM_DISCOUNT as ACRONYM, SCORE_PARAMS as PARAMS, type ScoreParams } from './weights.js';
 
 // packed-name.ts's layout, the token limit and the tables this module reads as its own constants (PACKED says why)
 const {
@@ -64,6 +65,7 @@ const SCORE_PARAMS = PARAMS;
 const SLIP_EDITS = TYPO_FLOOR_EDITS;
 const SKELETON_SIM = SKELETON_EQUAL;
 const INITIAL_SIM = TOKEN_INITIAL_SIM;
+const ACRONYM_DISCOUNT = ACRONYM;
 const INITIAL_PAIR = ALIGN_INITIAL_PAIR_WEIGHT;
 const INITIAL_HALF = ALIGN_INITIAL_PAIR_WEIGHT / 2;
 const INITIAL_SOFT = ALIGN_INITIAL_SOFT;
@@ -209,8 +211,8 @@ const sideCurved = new Float64Array(MAX_T);
  * It starts with a cheap pass that runs no edit distance and reads no string (q.packed and c.packed only); when
  * that bound is `exactFrom` or more, an exact pass scores the token pairs the cheap pass could not rule out with
  * tokenSimilarity itself and the joined strings with editRatio (what alignScore computes first), a tighter bound
- * for about the cost of that step. 1 (no bound) for what it does not cover: a possible acronym, a glued particle that
- * splits (notCovered), more than MAX_T tokens. Why it is admissible:
+ * for about the cost of that step. 1 (no bound) for what it does not cover: more than MAX_T tokens, and a possible
+ * acronym or glued particle when only the packed numbers are given (notCovered). Why it is admissible:
  * - each token pair is bounded by tokenBound (abjadTokenBound in abjad mode: the skeleton rule too) or is its
  *   tokenSimilarity; u_i / v_j = the best bound of a token
  *   against the other name's tokens, 0 below minTokenSim (alignScore never aligns such a pair);
@@ -229,7 +231,9 @@ const sideCurved = new Float64Array(MAX_T);
  * - the joined/split alternative: curve(editRatioBound(joined)) · joinedDiscount (in abjad mode of the joined
  *   skeletons, times 0.95; exact pass: alignScore's own joinedScore), taken whenever it may apply;
  * - a word written in two (joinSplitWord): at most the joined discount, taken when two adjacent tokens' lengths and
- *   letters allow their join to be a token of the other name (splitWordBound).
+ *   letters allow their join to be a token of the other name (splitWordBound);
+ * - nameSimilarity's acronym and glued-particle alternatives: their discount times the cheap or exact bound of
+ *   alignScore on the collapsed or split pair (alternativesBound), and rawSimilarity: rawBound.
  * test/matcher/score-bound.test.ts checks bound ≥ similarity on list-name pairs, with and without the exact pass.
  */
 export function nameSimilarityBound(
@@ -257,14 +261,18 @@ export function cheapBound(
   c?: PreparedName,
 ): number {
   const flags = qp[qo + HDR_FLAGS]! | cp[co + HDR_FLAGS]!;
-  const out = notCovered(qp, qo, cp, co, p, q, c);
+  const out = notCovered(qp, qo, cp, co, p, q !== undefined && c !== undefined);
   if (out >= 0) return out;
+  // the alternatives first: their alignBound calls use the scratch arrays this pair's leaves for exactBound
+  const alt = alternatives === 0 ? 0 : alternativesBound(q!, c!, org, p, alternatives, false);
+  if (alt >= 1) return 1;
   setLrAlike((flags & F_CJK) !== 0);
   try {
     const ub = Math.max(
       alignBound(undefined, qp, qo, undefined, cp, co, org, p, false, (flags & F_ABJAD) !== 0),
       rawBound(qp, qo, cp, co, p),
       splitWordBound(qp, qo, cp, co, flags, p),
+      alt,
     );
     // the token-pair bounds in pairBound are this pair's (exactBound reuses them)
     lastQp = qp;
@@ -289,18 +297,23 @@ export function exactBound(
 ): number {
   const qp = q.packed;
   const flags = qp[HDR_FLAGS]! | cp[co + HDR_FLAGS]!;
-  const out = notCovered(qp, 0, cp, co, p, q, c);
+  const out = notCovered(qp, 0, cp, co, p, true);
   if (out >= 0) return out;
   const abjadMode = (flags & F_ABJAD) !== 0;
-  const reuse = lastQp === qp && lastQo === 0 && lastCp === cp && lastCo === co;
+  // the alternatives' exact passes first (this pair's, last, leaves its token similarities for alignScore); they
+  // overwrite the cheap pass's token-pair bounds, which this pair's pass then computes again
+  const alt = alternatives === 0 ? 0 : alternativesBound(q, c, org, p, alternatives, true);
+  const reuse = alternatives === 0 && lastQp === qp && lastQo === 0 && lastCp === cp && lastCo === co;
   lastQp = undefined;
   lastCp = undefined;
+  if (alt >= 1) return 1;
   setLrAlike((flags & F_CJK) !== 0);
   try {
     return Math.max(
       alignBound(q, qp, 0, c, cp, co, org, p, true, abjadMode, reuse),
       rawBound(qp, 0, cp, co, p),
       splitWordBound(qp, 0, cp, co, flags, p),
+      alt,
     );
   } finally {
     setLrAlike(false);
@@ -385,39 +398,97 @@ let lastQo = 0;
 let lastCp: Int32Array | undefined;
 let lastCo = 0;
 
-/** The bound when the pair is one the bound does not cover (1) or has no tokens (0); −1 otherwise. A pair that may
- * glue (mayGlue: a glued-particle token one side, a glue-head particle the other) is covered when the two prepared
- * names are given and neither splits against the other (splitGluedParticle, as nameSimilarity calls it: its glued
- * alternatives apply only to a split), else not. Most such pairs have no split: any token starting with a particle's
- * spelling (`ALTUG`, `DANI`) against any name holding a particle. */
+/** Which of nameSimilarity's alternatives may apply to the pair of notCovered's last call (ALT_* bits). */
+let alternatives = 0;
+const ALT_ACRONYM_Q = 1;
+const ALT_ACRONYM_C = 2;
+const ALT_GLUE_Q = 4;
+const ALT_GLUE_C = 8;
+
+/** The bound when the pair is one the bound does not cover (1) or has no tokens (0); −1 otherwise, with
+ * `alternatives` set to the acronym and glued-particle alternatives that may apply (mayCollapse, mayGlue: necessary
+ * conditions). Those are covered (alternativesBound) when the caller has the two prepared names (`named`), else not. */
 function notCovered(
   qp: Int32Array,
   qo: number,
   cp: Int32Array,
   co: number,
   p: ScoreParams,
-  q: PreparedName | undefined,
-  c: PreparedName | undefined,
+  named: boolean,
 ): number {
+  alternatives = 0;
   if (p.curve < 0 || p.substMult < 1) return 1;
   const nq = qp[qo + HDR_N]!;
   const nc = cp[co + HDR_N]!;
   if (nq === 0 || nc === 0) return 0;
   if (nq > MAX_T || nc > MAX_T) return 1;
-  if (
-    mayCollapse(qp, qo, nq, cp[co + HDR_INITIALS]!, nc) ||
-    mayCollapse(cp, co, nc, qp[qo + HDR_INITIALS]!, nq)
-  )
-    return 1;
-  const glueQ = mayGlue(qp, qo, nq, cp, co, nc);
-  const glueC = mayGlue(cp, co, nc, qp, qo, nq);
-  if (glueQ || glueC) {
-    if (q === undefined || c === undefined) return 1;
-    // the query name's splits are memoised on it (as nameSimilarity asks for them), the list name's are not
-    if (glueQ && splitGluedParticle(q, c, true) !== undefined) return 1;
-    if (glueC && splitGluedParticle(c, q) !== undefined) return 1;
-  }
+  const alts =
+    (mayCollapse(qp, qo, nq, cp[co + HDR_INITIALS]!, nc) ? ALT_ACRONYM_Q : 0) |
+    (mayCollapse(cp, co, nc, qp[qo + HDR_INITIALS]!, nq) ? ALT_ACRONYM_C : 0) |
+    (mayGlue(qp, qo, nq, cp, co, nc) ? ALT_GLUE_Q : 0) |
+    (mayGlue(cp, co, nc, qp, qo, nq) ? ALT_GLUE_C : 0);
+  if (alts !== 0 && !named) return 1;
+  alternatives = alts;
   return -1;
+}
+
+/** The bound of nameSimilarity's acronym and glued-particle alternatives among `alts` (ALT_* bits): each is a
+ * discount times alignScore of a collapsed or split pair (collapseAcronym, splitGluedParticle, called as
+ * nameSimilarity calls them, the query's splits memoised on it), bounded by alignBound's cheap or exact pass on that
+ * pair; 0 when none applies, 1 when a name of one has more than MAX_T tokens. */
+function alternativesBound(
+  q: PreparedName,
+  c: PreparedName,
+  org: boolean,
+  p: ScoreParams,
+  alts: number,
+  exact: boolean,
+): number {
+  let ub = 0;
+  if ((alts & ALT_ACRONYM_Q) !== 0) {
+    const qa = collapseAcronym(q, c);
+    if (qa) ub = Math.max(ub, ACRONYM_DISCOUNT * alignOnlyBound(q, qa, org, p, exact));
+  }
+  if ((alts & ALT_ACRONYM_C) !== 0) {
+    const ca = collapseAcronym(c, q);
+    if (ca) ub = Math.max(ub, ACRONYM_DISCOUNT * alignOnlyBound(ca, c, org, p, exact));
+  }
+  if ((alts & ALT_GLUE_Q) !== 0) {
+    const qg = splitGluedParticle(q, c, true);
+    if (qg) ub = Math.max(ub, p.joinedDiscount * alignOnlyBound(qg, c, org, p, exact));
+  }
+  if ((alts & ALT_GLUE_C) !== 0) {
+    const cg = splitGluedParticle(c, q);
+    if (cg) ub = Math.max(ub, p.joinedDiscount * alignOnlyBound(q, cg, org, p, exact));
+  }
+  return ub;
+}
+
+/** alignBound (its cheap or its exact pass) for alignSimilarity(x, y) (alignScore under the pair's own l/r mode); 1
+ * for names over MAX_T tokens, 0 for a name without tokens (alignScore's 0). The l/r mode is restored after it. */
+function alignOnlyBound(
+  x: PreparedName,
+  y: PreparedName,
+  org: boolean,
+  p: ScoreParams,
+  exact: boolean,
+): number {
+  const xp = x.packed;
+  const yp = y.packed;
+  const nx = xp[HDR_N]!;
+  const ny = yp[HDR_N]!;
+  if (nx > MAX_T || ny > MAX_T) return 1;
+  if (nx === 0 || ny === 0) return 0;
+  const flags = xp[HDR_FLAGS]! | yp[HDR_FLAGS]!;
+  const lr = lrAlike;
+  setLrAlike((flags & F_CJK) !== 0);
+  try {
+    return exact
+      ? alignBound(x, xp, 0, y, yp, 0, org, p, true, (flags & F_ABJAD) !== 0)
+      : alignBound(undefined, xp, 0, undefined, yp, 0, org, p, false, (flags & F_ABJAD) !== 0);
+  } finally {
+    setLrAlike(lr);
+  }
 }
 
 /** A necessary condition of splitGluedParticle(a, b): a glue-head token of `b` besides another token, and a token of
