@@ -647,10 +647,29 @@ function alignBound(
     p,
   );
   if (cSide > ub) ub = cSide;
-  if (exact) {
-    keepExactSims(q!, c!, lrAlike, org, p.minTokenSim);
-    if (nq !== nc || nq === 1 || abjadMode) ub = Math.max(ub, joinedScore(q!, c!, abjadMode, p));
-  } else if (abjadMode) {
+  if (exact) keepExactSims(q!, c!, lrAlike, org, p.minTokenSim);
+  return Math.max(ub, joinedAltBound(q, qp, qo, c, cp, co, p, exact, abjadMode));
+}
+
+/** alignBound's bound of the joined/split alternative: alignScore's own joinedScore in the exact pass, else from the
+ * joined strings' lengths and letters (in abjad mode the joined skeletons'); 0 where it does not apply. */
+function joinedAltBound(
+  q: PreparedName | undefined,
+  qp: Int32Array,
+  qo: number,
+  c: PreparedName | undefined,
+  cp: Int32Array,
+  co: number,
+  p: ScoreParams,
+  exact: boolean,
+  abjadMode: boolean,
+): number {
+  const nq = qp[qo + HDR_N]!;
+  const nc = cp[co + HDR_N]!;
+  const qb = qo + T0;
+  const cb = co + T0;
+  if (exact) return nq !== nc || nq === 1 || abjadMode ? joinedScore(q!, c!, abjadMode, p) : 0;
+  if (abjadMode) {
     // joinedScore's skeleton ratio, from the joined skeletons' lengths and letters
     let mq = 0;
     let mc = 0;
@@ -665,8 +684,9 @@ function alignBound(
         skeletonMask(mc),
         p.joinedMin,
       );
-    if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
-  } else if (nq !== nc || nq === 1) {
+    return r >= p.joinedMin ? curved(r, p) * p.joinedDiscount : 0;
+  }
+  if (nq !== nc || nq === 1) {
     // the joined strings: their lengths and letters are the tokens'
     let lq = 0;
     let mq = 0;
@@ -681,9 +701,9 @@ function alignBound(
       mc |= cp[cb + j * PK + PK_MASK]!;
     }
     const r = editRatioBound(lq, lc, mq, mc, p.joinedMin);
-    if (r >= p.joinedMin) ub = Math.max(ub, curved(r, p) * p.joinedDiscount);
+    return r >= p.joinedMin ? curved(r, p) * p.joinedDiscount : 0;
   }
-  return ub;
+  return 0;
 }
 
 /** The denominator share of substitutedTerms' last call. */
