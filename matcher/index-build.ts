@@ -4,7 +4,7 @@ import { AML_DATASETS, ENTITY_SCHEMAS, type Entity } from '../ingest/entity.js';
 import { normIdentifier } from './features.js';
 import { KEY_IDENT, nameKeys, schemaNameKind, tokenKeys } from './keys.js';
 import { assertLayoutFits, engineCounts, FLAG_ABJAD, INDEX_FORMAT, NAME_KINDS } from './layout.js';
-import { beforeSlash, buildFoldCache, normalizeName } from './normalize.js';
+import { beforeSlash, buildFoldCache, type NameKind, normalizeName } from './normalize.js';
 import type { IndexData, IndexStats } from './types.js';
 
 /** The metadata decoded for scored candidates only. */
@@ -294,28 +294,11 @@ function addNames(e: Entity, eid: number, cols: Columns, postings: Postings, ide
     if (!value) continue;
     // a name written as two after a slash is also indexed by the words before it (shown as the list writes it)
     const head = beforeSlash(value);
-    addName(value, value, n.kind);
-    if (head !== undefined) addName(head, value, n.kind);
-  }
-  function addName(value: string, shown: string, nameKind: (typeof NAME_KINDS)[number]): void {
-    const nn = normalizeName(value, kind);
-    if (nn.tokens.length === 0) return;
-    const content = nn.tokens.join(' ') + '|' + nn.legalForms.join(' ') + '|' + (nn.cjk ?? '');
-    // the letters as written (and in the other order) follow, for rawSimilarity
-    const normText = nn.raw ? `${content}|${nn.raw}|${nn.rawSwapped ?? ''}` : content;
-    const kindIdx = NAME_KINDS.indexOf(nameKind);
-    // the same normalised name twice (e.g. alias differing only in case or spacing) adds nothing
-    const dedupKey = content + '#' + (kindIdx === 2 ? 'w' : '');
-    if (seen.has(dedupKey)) return;
-    seen.add(dedupKey);
-    const nameId = cols.nameEntity.length;
-    if (firstName < 0) firstName = nameId;
-    cols.nameEntity.push(eid);
-    cols.nameKind.push(Math.max(0, kindIdx));
-    cols.nameFlags.push(nn.abjad ? FLAG_ABJAD : 0);
-    cols.norm.add(normText);
-    cols.orig.add(shown);
-    nameKeys(nn, { add: (k: string) => postings.add(k, nameId) }, true, (t) => postings.addToken(t, nameId));
+    const id = addName(value, value, n.kind, kind, eid, seen, cols, postings);
+    if (firstName < 0) firstName = id;
+    if (head === undefined) continue;
+    const headId = addName(head, value, n.kind, kind, eid, seen, cols, postings);
+    if (firstName < 0) firstName = headId;
   }
   if (firstName < 0) return;
   identSeen.clear();
@@ -325,6 +308,38 @@ function addNames(e: Entity, eid: number, cols: Columns, postings: Postings, ide
     identSeen.add(v);
     postings.add(KEY_IDENT + v, firstName);
   }
+}
+
+/** Adds one name of entity `eid` (`value` normalised as a name of `kind`, `shown` as the list writes it) and its
+ * keys; returns its name id, or -1 when it has no tokens or repeats a name in `seen` (the entity's names so far). */
+function addName(
+  value: string,
+  shown: string,
+  nameKind: (typeof NAME_KINDS)[number],
+  kind: NameKind,
+  eid: number,
+  seen: Set<string>,
+  cols: Columns,
+  postings: Postings,
+): number {
+  const nn = normalizeName(value, kind);
+  if (nn.tokens.length === 0) return -1;
+  const content = nn.tokens.join(' ') + '|' + nn.legalForms.join(' ') + '|' + (nn.cjk ?? '');
+  // the letters as written (and in the other order) follow, for rawSimilarity
+  const normText = nn.raw ? `${content}|${nn.raw}|${nn.rawSwapped ?? ''}` : content;
+  const kindIdx = NAME_KINDS.indexOf(nameKind);
+  // the same normalised name twice (e.g. alias differing only in case or spacing) adds nothing
+  const dedupKey = content + '#' + (kindIdx === 2 ? 'w' : '');
+  if (seen.has(dedupKey)) return -1;
+  seen.add(dedupKey);
+  const nameId = cols.nameEntity.length;
+  cols.nameEntity.push(eid);
+  cols.nameKind.push(Math.max(0, kindIdx));
+  cols.nameFlags.push(nn.abjad ? FLAG_ABJAD : 0);
+  cols.norm.add(normText);
+  cols.orig.add(shown);
+  nameKeys(nn, { add: (k: string) => postings.add(k, nameId) }, true, (t) => postings.addToken(t, nameId));
+  return nameId;
 }
 
 /** The key hash table (open addressing, keys in first-seen order: deterministic for a given input order) and the
