@@ -648,24 +648,24 @@ function alignBound(
   );
   if (cSide > ub) ub = cSide;
   if (exact) keepExactSims(q!, c!, lrAlike, org, p.minTokenSim);
-  return Math.max(ub, joinedAltBound(q, qp, qo, c, cp, co, p, exact, abjadMode));
+  return Math.max(ub, joinedAltBound(q, qp, qo, nq, c, cp, co, nc, p, exact, abjadMode));
 }
 
-/** alignBound's bound of the joined/split alternative: alignScore's own joinedScore in the exact pass, else from the
+/** alignBound's bound of the joined/split alternative (`nq`, `nc`: the names' token counts): alignScore's own joinedScore in the exact pass, else from the
  * joined strings' lengths and letters (in abjad mode the joined skeletons'); 0 where it does not apply. */
 function joinedAltBound(
   q: PreparedName | undefined,
   qp: Int32Array,
   qo: number,
+  nq: number,
   c: PreparedName | undefined,
   cp: Int32Array,
   co: number,
+  nc: number,
   p: ScoreParams,
   exact: boolean,
   abjadMode: boolean,
 ): number {
-  const nq = qp[qo + HDR_N]!;
-  const nc = cp[co + HDR_N]!;
   const qb = qo + T0;
   const cb = co + T0;
   if (exact) return nq !== nc || nq === 1 || abjadMode ? joinedScore(q!, c!, abjadMode, p) : 0;
