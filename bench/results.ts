@@ -11,8 +11,19 @@ import { fileURLToPath } from 'node:url';
 
 /** The repository's root, from bench/ as source (vitest) or from dist/bench/ (compiled). */
 export function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!readdirSync(dir).includes('package.json')) dir = dirname(dir);
+  return rootAbove(dirname(fileURLToPath(import.meta.url)));
+}
+
+/** The nearest directory at or above `start` that holds a package.json; throws when there is none up to the
+ * file system's root (a compiled bench copied out of the repository). */
+export function rootAbove(start: string): string {
+  let dir = resolve(start);
+  while (!readdirSync(dir).includes('package.json')) {
+    const up = dirname(dir);
+    if (up === dir)
+      throw new Error(`no package.json at or above ${start}: run the bench from the repository`);
+    dir = up;
+  }
   return dir;
 }
 
