@@ -403,8 +403,9 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
       }
     const core = matchedW / matchedTotal;
     if ((qU > 0 || softQ > 0) && (cU > 0 || softC > 0) && qU + cU > 0) {
-      // substituted tokens on both sides: a different person/company, full cost
-      align = matchedW / (matchedTotal + p.substMult * (qU + cU) + softQ + softC);
+      // substituted tokens on both sides: a different person/company, full cost (for persons more than full)
+      const mult = org ? p.substMult : p.personSubstMult;
+      align = matchedW / (matchedTotal + mult * (qU + cU) + softQ + softC);
     } else {
       const multi = matched >= 2;
       let pen = 0;

@@ -218,6 +218,7 @@ const sideCurved = new Float64Array(MAX_T);
  *   against the other name's tokens, 0 below minTokenSim (alignScore never aligns such a pair);
  * - tokens substituted on both sides: align = Σ_aligned (w_i + w_j)·curve(s_ij) / (Σ_aligned (w_i + w_j) +
  *   substMult·(unaligned weights)) ≤ (Σ_i w_i·curve(u_i) + Σ_j w_j·curve(v_j)) / (W_q + W_c), as substMult ≥ 1
+ *   (personSubstMult for persons, ≥ 1 too)
  *   and an aligned pair without an initial weighs w_i + w_j (a token that may align with an initial counts with
  *   substitutedTerms' shares instead);
  * - one side wholly aligned (then matched = its token count): align = core · (1 − min(extraCap, penalty)) where
@@ -417,7 +418,7 @@ function notCovered(
   named: boolean,
 ): number {
   alternatives = 0;
-  if (p.curve < 0 || p.substMult < 1) return 1;
+  if (p.curve < 0 || p.substMult < 1 || p.personSubstMult < 1) return 1;
   const nq = qp[qo + HDR_N]!;
   const nc = cp[co + HDR_N]!;
   if (nq === 0 || nc === 0) return 0;

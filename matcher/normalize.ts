@@ -976,18 +976,25 @@ function rawLetters(s: string): { written: string; swapped?: string } {
  * + two given-name Hanja, see name-variants.ts) also gets its Korean romanisation (金正恩 → Kim Jong Un); a
  * foreign name in Chinese characters its readings through the Russian transcription table (弗拉基米尔·普京 →
  * vladimir pudin, vlatimir putin; han-foreign.ts); a name in katakana its older loan-word reading
- * (ウラジーミル・プーチン → vradimir putin; kana-foreign.ts). */
+ * (ウラジーミル・プーチン → vradimir putin; kana-foreign.ts); in any script, the words before a slash (beforeSlash)
+ * and, for a name that starts with Ben, its reading with Benjamin (givenBen). */
 export function alternativeReadings(raw: string): string[] {
   const before = beforeSlash(raw);
-  if (!NON_ASCII_RE.test(raw)) return before === undefined ? [] : [before];
+  const ben = givenBen(raw);
+  const latin = [...(before === undefined ? [] : [before]), ...(ben === undefined ? [] : [ben])];
+  if (!NON_ASCII_RE.test(raw)) return latin;
   const s = raw.normalize('NFKC');
   const older = kanaOlderReading(s);
-  return [
-    ...(before === undefined ? [] : [before]),
-    ...koreanReading(s),
-    ...hanRussianReadings(s),
-    ...(older === undefined ? [] : [older]),
-  ];
+  return [...latin, ...koreanReading(s), ...hanRussianReadings(s), ...(older === undefined ? [] : [older])];
+}
+
+/** `Ben` as a name's first word, before another word of 2+ letters. */
+const GIVEN_BEN_RE = /^\s*ben(?=\s+\p{L}{2})/iu;
+
+/** A name that starts with the word Ben (Ben Netanyahu, Ben Bernanke) read with Benjamin, the name Ben is short for:
+ * the variant table reads ben as the particle bin (Osama ben Laden), which no name starts with. */
+export function givenBen(raw: string): string | undefined {
+  return GIVEN_BEN_RE.test(raw) ? raw.replace(GIVEN_BEN_RE, 'Benjamin') : undefined;
 }
 
 /** A slash between two words of 2+ letters or digits each (not `A/S`, `c/o`, `d/b/a`). */

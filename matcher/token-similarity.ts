@@ -50,6 +50,28 @@ export function typingSlip(a: string, b: string): boolean {
   return same && osaDoubled(a, b, 0, 0) <= 2;
 }
 
+/** The similarity of two tokens of 5+ letters that have the same letters in another order (SCRAMBLED_MIN_LEN): a
+ * name part whose letters were typed out of order or reversed (nitPu/Putin), the letters all right, as good as one
+ * edit in a five-letter token. */
+export const SCRAMBLED_SIM = 0.8;
+const SCRAMBLED_MIN_LEN = 5;
+
+/** Whether two tokens of SCRAMBLED_MIN_LEN+ letters are made of the same letters, each as many times (an anagram). */
+export function scrambled(a: string, b: string): boolean {
+  if (a.length !== b.length || a.length < SCRAMBLED_MIN_LEN) return false;
+  for (let i = 0; i < a.length; i++) letterCount[a.charCodeAt(i) & 127]!++;
+  for (let i = 0; i < b.length; i++) letterCount[b.charCodeAt(i) & 127]!--;
+  let same = true;
+  for (let i = 0; i < a.length; i++) {
+    const c = a.charCodeAt(i) & 127;
+    if (letterCount[c] !== 0) same = false;
+    letterCount[c] = 0;
+  }
+  // a letter only b has is left at −1: reset it too (the scratch stays all zero)
+  for (let i = 0; i < b.length; i++) letterCount[b.charCodeAt(i) & 127] = 0;
+  return same;
+}
+
 /** Two tokens of a company name that differ by one edit of any letter but the first (a letter changed, added,
  * dropped or two swapped), the longer of 5+ letters: PLJNAR/PLANAR, BARUP/BARUS, PLAMA/PLASMA. Company names are
  * coined words, not a small stock of given names and surnames that differ by one letter (MARTIN/MARVIN), so one
@@ -140,6 +162,7 @@ export function tokenSimilarity(
   let s = editRatio(a, b, SCORE_PARAMS.minTokenSim);
   const slipFloor = 1 - TYPO_FLOOR_EDITS / Math.max(a.length, b.length, 5);
   if (s < slipFloor && (typingSlip(a, b) || (org && companyTypo(a, b)))) s = slipFloor;
+  if (s < SCRAMBLED_SIM && !abjadMode && scrambled(a, b)) s = SCRAMBLED_SIM;
   // two letters added at the end of a token (an ending: Abiy/Abiyot, Amazon/Amazonis) count as one edit, when
   // both names have other tokens to corroborate it and the longer token is not a patronymic built on the other
   // (Oleksandr/Oleksandrovych); three or more letters are another name (Ken/Kendra, Jose/Josefina)

@@ -14,8 +14,11 @@ export interface ScoreParams {
   extraCap: number;
   joinedMin: number;
   joinedDiscount: number;
-  /** weight multiplier of tokens substituted on both sides (a different name part) */
+  /** weight multiplier of tokens substituted on both sides (a different name part) of two company names */
   substMult: number;
+  /** the same for two person names in one script: a name part replaced by another (AKHTAR MOHAMMAD MANSOUR ABDUL
+   * MOHAMMED / … SHAH MOHAMMED) names another person more surely than a part left out names the same one */
+  personSubstMult: number;
   /** similarity of two different numbers (Fund III / Fund IV, Snow Storm 1 / 2): a series of one name */
   numberSim: number;
 }
@@ -33,6 +36,7 @@ export const SCORE_PARAMS: ScoreParams = {
   joinedMin: 0.85,
   joinedDiscount: 0.97,
   substMult: 1,
+  personSubstMult: 1.2,
   numberSim: 0.6,
 };
 

@@ -20,6 +20,7 @@ import {
   fixTailFormSlip,
   foldToken,
   fuzzyFormWord,
+  givenBen,
   joinSpelledForms,
   normalizeName,
   romanToNumber,
@@ -28,7 +29,7 @@ import {
   wawAsVowel,
 } from '../../matcher/normalize.js';
 import { prepareName } from '../../matcher/prepared-name.js';
-import { companyTypo, genderedPair, typingSlip } from '../../matcher/token-similarity.js';
+import { companyTypo, genderedPair, scrambled, typingSlip } from '../../matcher/token-similarity.js';
 import { SCORE_PARAMS } from '../../matcher/weights.js';
 import { listedEntity, personEntity } from '../helpers/entities.js';
 
@@ -768,5 +769,50 @@ describe('a word written in two, a name before a slash, Indian -endra/-ender (is
     expect(foldToken('ravindra')).toBe(foldToken('ravinder'));
     expect(person('Narender Modi', 'Narendra Modi')).toBe(1);
     expect(foldToken('alexandra')).not.toBe(foldToken('alexander'));
+  });
+});
+
+describe('a person’s name part replaced, letters out of order, Ben for Benjamin (issue 30)', () => {
+  it('costs a person’s name part replaced by another more than its weight: another person of that family', () => {
+    expect(SCORE_PARAMS.personSubstMult).toBeGreaterThan(SCORE_PARAMS.substMult);
+    expect(
+      person('AKHTAR MOHAMMAD MANSOUR ABDUL MOHAMMED', 'AKHTAR MOHAMMAD MANSOUR SHAH MOHAMMED'),
+    ).toBeLessThan(T);
+    expect(person('ABDUL JALIL HAQQANI MIR MOHAMMAD', 'ABDUL JALIL HAQQANI WALI MOHAMMAD')).toBeLessThan(T);
+    // a part left out still costs what it did, and a misspelt part is not a replaced one
+    expect(
+      person('AKHTAR MOHAMMAD MANSOUR MOHAMMED', 'AKHTAR MOHAMMAD MANSOUR SHAH MOHAMMED'),
+    ).toBeGreaterThanOrEqual(T);
+    expect(person('Shamil Magomedovich Ismagilov', 'Shamil Magomedovich Ismailov')).toBeGreaterThanOrEqual(T);
+    // a company's word replaced costs as before (a series of funds, a group's companies)
+    expect(company('Citigroup Capital Trust XV', 'Citigroup Capital Trust XX')).toBeGreaterThanOrEqual(T);
+  });
+
+  it('reads a name part of 5+ letters with the same letters in another order as one edit off', () => {
+    expect(scrambled('nitpu', 'putin')).toBe(true);
+    expect(scrambled('putni', 'putin')).toBe(true);
+    // the same letters, not as many times; too short; another letter
+    expect(scrambled('puttin', 'puutin')).toBe(false);
+    expect(scrambled('amir', 'mira')).toBe(false);
+    expect(scrambled('nitpo', 'putin')).toBe(false);
+    expect(person('Vladimir nitPu', 'Vladimir Putin')).toBeGreaterThanOrEqual(T);
+    // both parts scrambled is too much
+    expect(person('rimaldiV nituP', 'Vladimir Putin')).toBeLessThan(T);
+  });
+
+  it('reads a name that starts with Ben also with Benjamin, while ben inside a name stays the particle bin', () => {
+    expect(givenBen('Ben Netanyahu')).toBe('Benjamin Netanyahu');
+    expect(givenBen('BEN ALI, Zine El Abidine')).toBe('Benjamin ALI, Zine El Abidine');
+    expect(givenBen('Osama ben Laden')).toBeUndefined();
+    expect(givenBen('Benazir Bhutto')).toBeUndefined();
+    expect(alternativeReadings('Ben Netanyahu')).toEqual(['Benjamin Netanyahu']);
+    expect(person('Ben Netanyahu', 'Benjamin Netanyahu')).toBeGreaterThanOrEqual(T);
+    expect(person('Osama ben Laden', 'Usama bin Ladin')).toBeGreaterThanOrEqual(T);
+    // and a screen finds the list name by it
+    const screener = openIndex(buildIndex([personEntity('us_ofac_sdn', 'bn', 'Benjamin Netanyahu')], 't'));
+    const options = { datasets: ['sanctions' as const], policy: DEFAULT_POLICY, limit: 3 };
+    const m = screener.screen({ name: 'Ben Netanyahu', type: 'person' }, options).matches;
+    expect(m.map((x) => x.entity_id)).toEqual(['us_ofac_sdn:bn']);
+    expect(m[0]!.score).toBeGreaterThanOrEqual(T);
   });
 });
