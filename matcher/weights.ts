@@ -16,7 +16,7 @@ export interface ScoreParams {
   joinedDiscount: number;
   /** weight multiplier of tokens substituted on both sides (a different name part) of two company names */
   substMult: number;
-  /** the same for two person names in one script: a name part replaced by another (AKHTAR MOHAMMAD MANSOUR ABDUL
+  /** the same for two person names: a name part replaced by another (AKHTAR MOHAMMAD MANSOUR ABDUL
    * MOHAMMED / … SHAH MOHAMMED) names another person more surely than a part left out names the same one */
   personSubstMult: number;
   /** similarity of two different numbers (Fund III / Fund IV, Snow Storm 1 / 2): a series of one name */
