@@ -106,7 +106,26 @@ export function rawSimilarity(q: PreparedName, c: PreparedName, org: boolean, p:
   const b = c.raw;
   if (a.length === 0 || b.length === 0 || q.tokens.length === 0 || c.tokens.length === 0) return 0;
   if (a === b || a === c.rawSwapped) return p.joinedDiscount;
-  if (q.tokens.length === c.tokens.length && q.tokens.length >= 2) return oneEditAsWritten(q, c, org, p);
+  const s = slipAsWritten(q, c, a, b, org, p);
+  if (s > 0 || (q.rawCore.length === 0 && c.rawCore.length === 0)) return s;
+  // the same without the legal forms at the names' edges (LTD LIABILITY COMPANY YOOUONEY / LIMITED LIABILITY
+  // COMPANY YOOMONEY), unless they are two other forms
+  if (formsConflict(q.legalForms, c.legalForms)) return 0;
+  return slipAsWritten(q, c, q.rawCore || a, c.rawCore || b, org, p);
+}
+
+/** rawSimilarity's typing slip between the letters `a` and `b` of two names as written: in one token of names of as
+ * many tokens (oneEditAsWritten), or in two one-token names. */
+function slipAsWritten(
+  q: PreparedName,
+  c: PreparedName,
+  a: string,
+  b: string,
+  org: boolean,
+  p: ScoreParams,
+): number {
+  if (q.tokens.length === c.tokens.length && q.tokens.length >= 2)
+    return oneEditAsWritten(q, c, a, b, org, p);
   if (q.tokens.length !== 1 || c.tokens.length !== 1) return 0;
   // the slip must fall in a word of 4+ letters, not in a legal form written beside it (BD p.l.c. / BP p.l.c.)
   const lq = q.tokens[0]!.length;
@@ -115,13 +134,21 @@ export function rawSimilarity(q: PreparedName, c: PreparedName, org: boolean, p:
   return 1 - TYPO_FLOOR_EDITS / Math.max(lq, lc, 5);
 }
 
-/** Two names of as many tokens (2+) whose letters as written are one edit apart, not in the first letter: for a
+/** Two names of as many tokens (2+) whose letters as written (`a`, `b`: raw, or rawCore) are one edit apart, not in
+ * the first letter: for a
  * company any edit (a letter changed, added, dropped or two swapped), for a person two letters swapped. Folding can
  * move one typed letter two edits apart (`YOOUONEY`/`YOOMONEY` fold to `youonei`/`yumonei`, `COMMEREC`/`COMMERCE` to
  * `komerek`/`komers`), so the one token the folded names differ in scores the slip floor of its longer spelling in
  * the names' weighted mean, at most the joined discount. 0 when it does not apply. */
-function oneEditAsWritten(q: PreparedName, c: PreparedName, org: boolean, p: ScoreParams): number {
-  const kind = rawEdit(q.raw, c.raw);
+function oneEditAsWritten(
+  q: PreparedName,
+  c: PreparedName,
+  a: string,
+  b: string,
+  org: boolean,
+  p: ScoreParams,
+): number {
+  const kind = rawEdit(a, b);
   if (kind === 0 || (!org && kind !== EDIT_SWAP) || q.digits !== c.digits) return 0;
   if (formsConflict(q.legalForms, c.legalForms)) return 0;
   let differ = -1;

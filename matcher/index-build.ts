@@ -326,7 +326,10 @@ function addName(
   if (nn.tokens.length === 0) return -1;
   const content = nn.tokens.join(' ') + '|' + nn.legalForms.join(' ') + '|' + (nn.cjk ?? '');
   // the letters as written (and in the other order) follow, for rawSimilarity
-  const normText = nn.raw ? `${content}|${nn.raw}|${nn.rawSwapped ?? ''}` : content;
+  // and without the legal forms at its edges, when that differs (rawCore)
+  const normText = nn.raw
+    ? `${content}|${nn.raw}|${nn.rawSwapped ?? ''}${nn.rawCore ? `|${nn.rawCore}` : ''}`
+    : content;
   const kindIdx = NAME_KINDS.indexOf(nameKind);
   // the same normalised name twice (e.g. alias differing only in case or spacing) adds nothing
   const dedupKey = content + '#' + (kindIdx === 2 ? 'w' : '');

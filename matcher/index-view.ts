@@ -100,7 +100,8 @@ export class IndexView {
   }
 
   /** A name's normalised text as the index stores it: tokens|legal forms|Han, Hangul and kana characters, then (when
-   * it has them) |its letters as written|and in the other order (NormalizedName.raw). */
+   * it has them) |its letters as written|and in the other order (NormalizedName.raw), then (when it differs)
+   * |its letters without the legal forms at its edges (NormalizedName.rawCore). */
   normText(id: number): string {
     return this.text(this.nameNormBytes, this.nameNormOff[id]!, this.nameNormOff[id + 1]!);
   }
@@ -122,7 +123,10 @@ export class IndexView {
     if (cjk) n.cjk = cjk;
     if (bar4 > bar3 + 1) {
       n.raw = s.slice(bar3 + 1, bar4);
-      if (bar4 + 1 < s.length) n.rawSwapped = s.slice(bar4 + 1);
+      const bar5 = s.indexOf('|', bar4 + 1);
+      const swapped = s.slice(bar4 + 1, bar5 < 0 ? s.length : bar5);
+      if (swapped.length > 0) n.rawSwapped = swapped;
+      if (bar5 > 0) n.rawCore = s.slice(bar5 + 1);
     }
     return prepareNormalized(n);
   }

@@ -323,21 +323,26 @@ export function exactBound(
 
 /** An upper bound of rawSimilarity (alignment.ts) from the packed headers: equal letter hashes and lengths may be
  * equal letters (the joined discount), and so may names of as many tokens (2+) whose letters as written start alike
- * and differ in length by at most one (one edit apart); two one-token names of 4+-letter tokens whose letters as written start alike
- * and differ in length by at most one may be one slip apart (the slip floor of the longer folded token). */
+ * and differ in length by at most one (one edit apart), with their legal forms or without them (rawCore); two
+ * one-token names of 4+-letter tokens whose letters so start alike and differ in length by at most one may be one
+ * slip apart (the slip floor of the longer folded token). */
 function rawBound(qp: Int32Array, qo: number, cp: Int32Array, co: number, p: ScoreParams): number {
   const lq = qp[qo + HDR_RAW_LEN]!;
   const lc = cp[co + HDR_RAW_LEN]!;
   if (lq === 0 || lc === 0) return 0;
   const h = qp[qo + HDR_RAW]!;
   if (lq === lc && (h === cp[co + HDR_RAW] || h === cp[co + HDR_RAW_SWAPPED])) return p.joinedDiscount;
+  // a slip as written (slipAsWritten), in the letters with the legal forms or without them
+  const fq = qp[qo + HDR_RAW_FIRST]!;
+  const fc = cp[co + HDR_RAW_FIRST]!;
+  const near =
+    ((fq & 0xff) === (fc & 0xff) && Math.abs(lq - lc) <= 1) ||
+    (((fq ^ fc) & 0xff00) === 0 && Math.abs((fq >>> 16) - (fc >>> 16)) <= 1);
+  if (!near) return 0;
   // names of as many tokens one edit apart as written (oneEditAsWritten): at most the joined discount
   const n = qp[qo + HDR_N]!;
-  if (n >= 2 && n === cp[co + HDR_N])
-    return qp[qo + HDR_RAW_FIRST] === cp[co + HDR_RAW_FIRST] && Math.abs(lq - lc) <= 1 ? p.joinedDiscount : 0;
+  if (n >= 2 && n === cp[co + HDR_N]) return p.joinedDiscount;
   if (n !== 1 || cp[co + HDR_N] !== 1) return 0;
-  if (qp[qo + HDR_RAW_FIRST] !== cp[co + HDR_RAW_FIRST] || Math.abs(lq - lc) > 1 || Math.min(lq, lc) < 4)
-    return 0;
   const tq = qp[qo + T0 + PK_LEN]! & PK_LEN_BITS;
   const tc = cp[co + T0 + PK_LEN]! & PK_LEN_BITS;
   return Math.min(tq, tc) < 4 ? 0 : 1 - SLIP_EDITS / Math.max(tq, tc, 5);

@@ -35,6 +35,10 @@ export interface NormalizedName {
    * slip can fold far apart: rawSimilarity compares these instead */
   raw?: string;
   rawSwapped?: string;
+  /** the same letters without the legal forms peeled from the name's edges, when any were and that changes them
+   * (`LTD LIABILITY COMPANY YOOUONEY` → yoouoney): a typing slip is found there however each name writes its legal
+   * form (oneEditAsWritten) */
+  rawCore?: string;
 }
 
 // scripts that leave short or inherent vowels unwritten: Hebrew, Arabic/Persian/Urdu, Syriac, Thaana, Thai, Lao,
@@ -956,11 +960,24 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
   if (letters !== undefined && letters.written.length > 0) {
     out.raw = letters.written;
     if (letters.swapped !== undefined) out.rawSwapped = letters.swapped;
+    const core = legalForms.length > 0 ? coreLetters(items, lo, hi) : '';
+    if (core.length > 0 && core !== out.raw) out.rawCore = core;
   }
   return out;
 }
 
 const NOT_ALNUM_RE = /[^a-z0-9]+/g;
+
+/** The letters of the words from `lo` to `hi` (the name between the legal forms peeled from its edges), each as
+ * written (NormalizedName.rawCore). */
+function coreLetters(items: readonly Item[], lo: number, hi: number): string {
+  let out = '';
+  for (let i = lo; i < hi; i++) {
+    const it = items[i]!;
+    out += it.orig !== undefined ? it.orig.join('') : it.tok;
+  }
+  return out;
+}
 
 /** The letters and digits of a lower-cased, transliterated name, as written and, for a name with one comma (`FAMILY,
  * Given`), with the part after the comma first (NormalizedName.raw). */

@@ -46,7 +46,8 @@ export function letterMask(t: string): number {
 
 /** packName's header: the token count, the flags, the letterMask of the initials, the length of the joined skeleton
  * (joinedSkel), the hashes of the name's letters as written and in the other order (raw, rawSwapped; 0 when absent),
- * their length and first character; the tokens follow at T0. */
+ * their length, and their first character (bits 0–7) with that of the letters without the legal forms (rawCore, or
+ * raw when it has none: bits 8–15) and their length (from bit 16); the tokens follow at T0. */
 const HDR_N = 0;
 const HDR_FLAGS = 1;
 const HDR_INITIALS = 2;
@@ -84,7 +85,8 @@ export function packName(
   out[HDR_RAW] = raw ? fnv1a(raw) | 0 : 0;
   out[HDR_RAW_SWAPPED] = n.rawSwapped ? fnv1a(n.rawSwapped) | 0 : 0;
   out[HDR_RAW_LEN] = raw.length;
-  out[HDR_RAW_FIRST] = raw ? raw.charCodeAt(0) : 0;
+  const core = n.rawCore ?? raw;
+  out[HDR_RAW_FIRST] = raw ? raw.charCodeAt(0) | (core.charCodeAt(0) << 8) | (core.length << 16) : 0;
   let flags = (n.abjad ? F_ABJAD : 0) | ((n.cjk ?? '').length > 0 ? F_CJK : 0);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;

@@ -23,6 +23,8 @@ export interface PreparedName {
   /** the name's letters as written, and in the other order for `FAMILY, Given` ('' when none: NormalizedName.raw) */
   raw: string;
   rawSwapped: string;
+  /** the same letters without the legal forms at the name's edges ('' when that is raw: NormalizedName.rawCore) */
+  rawCore: string;
   /** the name as numbers for nameSimilarityBound (packName): token count, flags, the initials' letters, then the
    * tokens */
   packed: Int32Array;
@@ -51,6 +53,7 @@ export function prepareNormalized(n: NormalizedName): PreparedName {
     digits: hasDigit(joined) ? joined.replace(/[^0-9]/g, '') : '',
     raw: n.raw ?? '',
     rawSwapped: n.rawSwapped ?? '',
+    rawCore: n.rawCore ?? '',
     packed: packName(n, skels, letterMask(initials), joinedSkel),
     sims: undefined,
     splits: undefined,
@@ -78,6 +81,7 @@ export function retainedCopy(p: PreparedName): PreparedName {
     digits: p.digits,
     raw: p.raw,
     rawSwapped: p.rawSwapped,
+    rawCore: p.rawCore,
     packed: p.packed.slice(),
     sims: undefined,
     splits: undefined,

@@ -816,3 +816,32 @@ describe('a person’s name part replaced, letters out of order, Ben for Benjami
     expect(m[0]!.score).toBeGreaterThanOrEqual(T);
   });
 });
+
+describe('a typing slip found without the legal forms (issue 30)', () => {
+  it('keeps the letters as written without the legal forms at the edges, where those were peeled', () => {
+    expect(normalizeName('LTD LIABILITY COMPANY YOOUONEY', 'org').rawCore).toBe('yoouoney');
+    expect(normalizeName('Arctic LNG 2 Limited Liability Company', 'org').rawCore).toBe('arcticlng2');
+    expect(normalizeName('YOOUONEY', 'org').rawCore).toBeUndefined();
+    expect(normalizeName('Vladimir Putin', 'person').rawCore).toBeUndefined();
+  });
+
+  it('finds a slip that folding moved two edits apart however each name writes its legal form', () => {
+    // folded: youonei / yumonei, artsik / arktik; as written one letter changed, two letters swapped
+    expect(
+      company('LTD LIABILITY COMPANY YOOUONEY', 'LIMITED LIABILITY COMPANY YOOMONEY'),
+    ).toBeGreaterThanOrEqual(T);
+    expect(
+      company('ARTCIC LNG 2 LTD LIABILITY COMPANY', 'Arctic LNG 2 Limited Liability Company'),
+    ).toBeGreaterThanOrEqual(T);
+    // but not between two other legal forms
+    expect(company('YOOUONEY AG', 'YOOMONEY GMBH')).toBeLessThan(T);
+    // and a screen finds the list name by it
+    const screener = openIndex(
+      buildIndex([listedEntity('ym', 'Company', ['LIMITED LIABILITY COMPANY YOOMONEY'])], 't'),
+    );
+    const options = { datasets: ['sanctions' as const], policy: DEFAULT_POLICY, limit: 3 };
+    const m = screener.screen({ name: 'LTD LIABILITY COMPANY YOOUONEY', type: 'company' }, options).matches;
+    expect(m.map((x) => x.entity_id)).toEqual(['us_ofac_sdn:ym']);
+    expect(m[0]!.score).toBeGreaterThanOrEqual(T);
+  });
+});
