@@ -461,8 +461,6 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
     }
     if (binSwapped(q, c)) align *= BIN_SWAP;
   }
-  // two different legal forms (AG vs GmbH) usually mean two different companies of one group
-  if (formsConflict(q.legalForms, c.legalForms)) align = Math.max(0, align - FORM_CONFLICT);
   // joined/split tokens (AlisherUsmanov, Patr ushev, abdul rahman) and abjad skeletons across tokens
   // (numbers must agree: Bowne Global Solutions II is not Bowne Global Solutions); with as many tokens on both
   // sides, abjad skeletons are joined only when they are long enough not to agree by chance (عبد الوهاب / Abdul
@@ -475,6 +473,9 @@ function alignScore(q: PreparedName, c: PreparedName, org: boolean, p: ScorePara
     const alt = joinedScore(q, c, abjadMode, p);
     if (alt > align) align = alt;
   }
+  // two different legal forms (AG vs GmbH) usually mean two different companies of one group, however the names
+  // align (Siemens AG / Siemens GmbH as much as Deutsche Bank AG / Deutsche Bank GmbH)
+  if (formsConflict(q.legalForms, c.legalForms)) align = Math.max(0, align - FORM_CONFLICT);
   return align;
 }
 

@@ -845,3 +845,12 @@ describe('a typing slip found without the legal forms (issue 30)', () => {
     expect(m[0]!.score).toBeGreaterThanOrEqual(T);
   });
 });
+
+describe('two legal forms in conflict', () => {
+  it('cost the same whether the names align token by token or as one joined word', () => {
+    expect(company('Deutsche Bank AG', 'Deutsche Bank GmbH')).toBeLessThan(T);
+    expect(company('Siemens AG', 'Siemens GmbH')).toBeLessThan(T);
+    expect(company('Siemens AG', 'Siemens GmbH')).toBe(company('Deutsche Bank AG', 'Deutsche Bank GmbH'));
+    expect(company('Siemens AG', 'Siemens Aktiengesellschaft')).toBe(1);
+  });
+});
