@@ -66,8 +66,12 @@ export function nameKeys(
   perToken?: (t: string) => void,
 ): void {
   const toks = n.tokens;
-  // a single-token name of 4–9 letters is also found by its letter bag (a slip moves its skeleton)
+  // a single-token name of 4–9 letters is also found by its letter bag (a slip moves its skeleton), and by the bag
+  // of its letters as written without legal forms, which folding can move apart (YAGOHUB, YAGHOUB: iagohub, iagub)
   if (toks.length === 1 && toks[0]!.length >= 4 && toks[0]!.length <= 9) out.add(slipKey(toks[0]!));
+  const raw = n.rawCore ?? n.raw;
+  if (toks.length === 1 && raw !== undefined && raw.length >= 4 && raw.length <= 9 && raw !== toks[0])
+    out.add(slipKey(raw));
   // and a single token of 5–12 letters by its one-letter deletions: one wrong key moves every other key
   if (toks.length === 1 && toks[0]!.length >= 5 && toks[0]!.length <= DELETE_KEYS_MAX_LEN)
     deleteKeys(toks[0]!, out);

@@ -854,3 +854,20 @@ describe('two legal forms in conflict', () => {
     expect(company('Siemens AG', 'Siemens Aktiengesellschaft')).toBe(1);
   });
 });
+
+describe('a one-word name found by the letters as written (issue 30)', () => {
+  it('posts and looks up the letter bag of a one-word name as written, beside that of its folded token', () => {
+    const keys = new Set<string>();
+    nameKeys(normalizeName('YAGOHUB', 'person'), keys);
+    expect(keys).toContain(slipKey('yagohub'));
+    expect(slipKey('yagohub')).toBe(slipKey('yaghoub'));
+    // folding moved the two spellings' own bags apart
+    expect(slipKey(normalizeName('YAGOHUB', 'person').tokens[0]!)).not.toBe(
+      slipKey(normalizeName('YAGHOUB', 'person').tokens[0]!),
+    );
+    const screener = openIndex(buildIndex([personEntity('us_ofac_sdn', 'y', 'YAGHOUB')], 't'));
+    const options = { datasets: ['sanctions' as const], policy: DEFAULT_POLICY, limit: 3 };
+    const m = screener.screen({ name: 'YAGOHUB', type: 'person' }, options).matches;
+    expect(m.map((x) => x.entity_id)).toEqual(['us_ofac_sdn:y']);
+  });
+});
