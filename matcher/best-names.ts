@@ -6,6 +6,7 @@ import { nameSimilarity } from './alignment.js';
 import {
   BOUND_MARGIN,
   belowFloor,
+  type NameTerms,
   nameFloor,
   nameTerm,
   nameTerms,
@@ -15,8 +16,9 @@ import {
 import type { KindInfo } from './features.js';
 import type { IndexView } from './index-view.js';
 import { NAME_KINDS } from './layout.js';
-import { cheapBound, exactBound } from './name-bound.js';
+import { cheapAlternativesBound, cheapBound, cheapLeftOut, exactBound } from './name-bound.js';
 import type { PreparedNameCache } from './name-cache.js';
+import type { PreparedName } from './prepared-name.js';
 import { prepared, type QueryName } from './query-names.js';
 import type { ScreenOptions, ScreenSubject } from './types.js';
 import { SCORE_PARAMS } from './weights.js';
@@ -35,11 +37,50 @@ export interface EntityBest {
   query: string;
 }
 
+/**
+ * The cheap bound of query name `qi` against the candidate, for bestNames' test of whether the exact pass is needed
+ * (`b >= exactFrom && scoreBound(terms, b, weakName) > prevScore`), memoised in m. The bound without
+ * nameSimilarity's acronym and glued-particle alternatives comes first: when it already passes that test, the full
+ * cheap bound (never lower) would too, and the exact pass replaces either, so the alternatives' cheap part (as
+ * costly as the pair's own) is not computed. Returns the full cheap bound, or the bound without the alternatives
+ * when that passes the test; the decisions are the ones the full cheap bound gives.
+ */
+function cheapPass(
+  m: ContentMemo,
+  qi: number,
+  q: PreparedName,
+  cand: PreparedName,
+  arena: Int32Array,
+  at: number,
+  org: boolean,
+  exactFrom: number,
+  terms: NameTerms,
+  weakName: boolean,
+  prevScore: number,
+): number {
+  let main = m.main[qi];
+  if (main === undefined) {
+    main = cheapBound(q.packed, 0, arena, at, org, SCORE_PARAMS, q, cand, false);
+    if (!cheapLeftOut()) {
+      m.cheap[qi] = main;
+      return main;
+    }
+    m.main[qi] = main;
+  }
+  if (main >= exactFrom && scoreBound(terms, main, weakName) > prevScore) return main;
+  const alt = cheapAlternativesBound(q, cand, org);
+  const b = alt >= 1 ? 1 : Math.max(main, alt);
+  m.cheap[qi] = b;
+  return b;
+}
+
 /** What bestNames computed for one content (and org flag) in a screen: per query name the cheap and the exact
  * bound (undefined until computed), and the best name score over the query names (−1 until computed) with the index
  * of the query name that gave it (the first with that score). */
 interface ContentMemo {
   cheap: number[];
+  /** the cheap bound without the alternatives, where cheapPass left them out (undefined otherwise) */
+  main: number[];
   exact: number[];
   score: number;
   qi: number;
@@ -80,7 +121,7 @@ export function bestNames(
     const memoKey = names.contentOf[id]! * 2 + (org ? 1 : 0);
     let m = memo.get(memoKey);
     if (m === undefined) {
-      m = { cheap: [], exact: [], score: -1, qi: 0 };
+      m = { cheap: [], main: [], exact: [], score: -1, qi: 0 };
       memo.set(memoKey, m);
     }
     const weakName = view.nameKind[id] === WEAK_KIND;
@@ -98,8 +139,7 @@ export function bestNames(
         const q = qs[qi]!;
         let b = m.cheap[qi];
         if (b === undefined) {
-          b = cheapBound(q.packed, 0, arena, at, org, SCORE_PARAMS, q, cand);
-          m.cheap[qi] = b;
+          b = cheapPass(m, qi, q, cand, arena, at, org, exactFrom, terms, weakName, prevScore);
         }
         if (b >= exactFrom && scoreBound(terms, b, weakName) > prevScore) {
           let x = m.exact[qi];

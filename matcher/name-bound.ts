@@ -250,7 +250,9 @@ export function nameSimilarityBound(
 
 /** nameSimilarityBound's cheap pass, from the two names' packed numbers alone (packName's layout at offsets `qo` of
  * `qp` and `co` of `cp`: a name's own `packed`, or a copy in a screen's arena, which keeps the names a screen
- * bounds close together in memory). */
+ * bounds close together in memory). With `alternativesToo` false it leaves out nameSimilarity's acronym and
+ * glued-particle alternatives (alternativesBound) where they may apply, and says so (cheapLeftOut): the value is
+ * then no bound, only a floor of the bound, which is the larger of it and cheapAlternativesBound's. */
 export function cheapBound(
   qp: Int32Array,
   qo: number,
@@ -260,12 +262,15 @@ export function cheapBound(
   p: ScoreParams = SCORE_PARAMS,
   q?: PreparedName,
   c?: PreparedName,
+  alternativesToo = true,
 ): number {
   const flags = qp[qo + HDR_FLAGS]! | cp[co + HDR_FLAGS]!;
+  leftOut = false;
   const out = notCovered(qp, qo, cp, co, p, q !== undefined && c !== undefined);
   if (out >= 0) return out;
+  leftOut = !alternativesToo && alternatives !== 0;
   // the alternatives first: their alignBound calls use the scratch arrays this pair's leaves for exactBound
-  const alt = alternatives === 0 ? 0 : alternativesBound(q!, c!, org, p, alternatives, false);
+  const alt = alternatives === 0 || leftOut ? 0 : alternativesBound(q!, c!, org, p, alternatives, false);
   if (alt >= 1) return 1;
   setLrAlike((flags & F_CJK) !== 0);
   try {
@@ -284,6 +289,27 @@ export function cheapBound(
   } finally {
     setLrAlike(false);
   }
+}
+
+/** Whether the last cheapBound call left the alternatives out (its `alternativesToo` false and some may apply). */
+let leftOut = false;
+export function cheapLeftOut(): boolean {
+  return leftOut;
+}
+
+/** The alternatives' part of cheapBound for q and c (0 when none may apply): cheapBound with them is 1 when this is
+ * 1 or more, else the larger of this and cheapBound without them. */
+export function cheapAlternativesBound(
+  q: PreparedName,
+  c: PreparedName,
+  org: boolean,
+  p: ScoreParams = SCORE_PARAMS,
+): number {
+  if (notCovered(q.packed, 0, c.packed, 0, p, true) >= 0 || alternatives === 0) return 0;
+  // their alignBound calls overwrite the token-pair bounds exactBound could reuse
+  lastQp = undefined;
+  lastCp = undefined;
+  return alternativesBound(q, c, org, p, alternatives, false);
 }
 
 /** nameSimilarityBound's exact pass (`cp`/`co`: c's packed numbers, as in cheapBound); it reuses the token-pair
