@@ -23,36 +23,64 @@ export function cannotReach(acc: number, rest: number, restKeys: number, cut: nu
   return (acc + rest) * (1 + 1e-7 * (restKeys + 1)) < cut;
 }
 
-/** A key found in the index: its id, query weight, document frequency, whether it is an identifier key. */
-interface FoundKey {
-  id: number;
-  w: number;
-  df: number;
-  ident: boolean;
+/** The keys found in the index, rarest first (by document frequency, then key id), as parallel arrays: id, query
+ * weight, document frequency, whether an identifier key, whether walked; `visited` is the postings the walk reads.
+ * One per thread, filled again for each query (planWalk): arrays of numbers instead of an object per key and a
+ * comparator sort, which made garbage and a copy for every screen. */
+class WalkPlan {
+  id = new Int32Array(64);
+  w = new Float64Array(64);
+  df = new Int32Array(64);
+  ident = new Uint8Array(64);
+  walked = new Uint8Array(64);
+  n = 0;
+  visited = 0;
+
+  /** Room for `n` keys (the arrays' contents are not kept). */
+  reserve(n: number): void {
+    if (this.id.length >= n) return;
+    const size = n * 2;
+    this.id = new Int32Array(size);
+    this.w = new Float64Array(size);
+    this.df = new Int32Array(size);
+    this.ident = new Uint8Array(size);
+    this.walked = new Uint8Array(size);
+  }
 }
 
 /** The keys the index has, rarest first, and which of them are walked: the two rarest, then others while the
- * budget lasts (identifier keys always); `visited` is the postings the walk reads. */
-function planWalk(
-  view: IndexView,
-  keys: Map<string, number>,
-): { found: FoundKey[]; walked: boolean[]; visited: number } {
-  const found: FoundKey[] = [];
+ * budget lasts (identifier keys always), into `plan`. */
+function planWalk(view: IndexView, keys: Map<string, number>, plan: WalkPlan): void {
+  plan.reserve(keys.size);
+  const { id: ids, w: ws, df: dfs, ident: idents, walked } = plan;
+  let n = 0;
   for (const [k, w] of keys) {
     const id = view.lookup(k);
     if (id < 0) continue;
     const df = view.postOff[id + 1]! - view.postOff[id]!;
-    found.push({ id, w, df, ident: k[0] === KEY_IDENT });
+    const ident = k[0] === KEY_IDENT ? 1 : 0;
+    // insertion into the sorted prefix: a query has a few dozen keys (ids distinct, so the order is total)
+    let at = n++;
+    while (at > 0 && (dfs[at - 1]! > df || (dfs[at - 1] === df && ids[at - 1]! > id))) {
+      ids[at] = ids[at - 1]!;
+      ws[at] = ws[at - 1]!;
+      dfs[at] = dfs[at - 1]!;
+      idents[at] = idents[at - 1]!;
+      at--;
+    }
+    ids[at] = id;
+    ws[at] = w;
+    dfs[at] = df;
+    idents[at] = ident;
   }
-  found.sort((a, b) => a.df - b.df || a.id - b.id);
-  const walked: boolean[] = [];
   let visited = 0;
-  for (let fi = 0; fi < found.length; fi++) {
-    const f = found[fi]!;
-    walked.push(!(fi >= 2 && visited + f.df > POSTINGS_BUDGET && !f.ident));
-    if (walked[fi]) visited += Math.min(f.df, POSTINGS_BUDGET);
+  for (let fi = 0; fi < n; fi++) {
+    const df = dfs[fi]!;
+    walked[fi] = fi >= 2 && visited + df > POSTINGS_BUDGET && idents[fi] === 0 ? 0 : 1;
+    if (walked[fi] === 1) visited += Math.min(df, POSTINGS_BUDGET);
   }
-  return { found, walked, visited };
+  plan.n = n;
+  plan.visited = visited;
 }
 
 /**
@@ -69,6 +97,7 @@ export class Retrieval {
   private readonly live: Uint32Array;
   private keyAdd = new Float64Array(64);
   private readonly heap = new Uint32Array(MAX_CANDIDATES);
+  private readonly plan = new WalkPlan();
 
   constructor(private readonly view: IndexView) {
     this.live = new Uint32Array((view.nNames >>> 5) + 1);
@@ -83,19 +112,20 @@ export class Retrieval {
     keys: Map<string, number>,
     allowed: Uint32Array,
   ): { nTouched: number; identEntities: Set<number> } {
-    const { found, walked, visited } = planWalk(this.view, keys);
-    const { tmask, shift } = this.sizeFor(visited, found.length);
+    const plan = this.plan;
+    planWalk(this.view, keys, plan);
+    const { id: ids, w: ws, df: dfs, ident: idents, walked, n: nFound } = plan;
+    const { tmask, shift } = this.sizeFor(plan.visited, nFound);
     // each walked key's add, and (rest) the sum of the adds of the walked keys after it, for the early stop
     const keyAdd = this.keyAdd;
     const N = this.view.nNames;
     let anyIdent = false;
     let rest = 0;
     let restKeys = 0;
-    for (let fi = 0; fi < found.length; fi++) {
-      const f = found[fi]!;
-      keyAdd[fi] = walked[fi] ? f.w * Math.log(1 + N / f.df) : 0;
-      if (!walked[fi]) continue;
-      if (f.ident) anyIdent = true;
+    for (let fi = 0; fi < nFound; fi++) {
+      keyAdd[fi] = walked[fi] === 1 ? ws[fi]! * Math.log(1 + N / dfs[fi]!) : 0;
+      if (walked[fi] === 0) continue;
+      if (idents[fi] === 1) anyIdent = true;
       rest += keyAdd[fi]!;
       restKeys++;
     }
@@ -108,12 +138,13 @@ export class Retrieval {
     // stopped taking new names: then only the live names are accumulated
     let maxAcc = 0;
     let liveOnly = false;
-    for (let fi = 0; fi < found.length; fi++) {
-      if (!walked[fi]) continue;
-      const f = found[fi]!;
+    for (let fi = 0; fi < nFound; fi++) {
+      if (walked[fi] === 0) continue;
+      const keyId = ids[fi]!;
+      const ident = idents[fi] === 1;
       const add = keyAdd[fi]!;
-      const s = postOff[f.id]!;
-      const e = Math.min(postOff[f.id + 1]!, s + POSTINGS_BUDGET);
+      const s = postOff[keyId]!;
+      const e = Math.min(postOff[keyId + 1]!, s + POSTINGS_BUDGET);
       if (!liveOnly && !anyIdent && fi > 0 && cannotReach(0, rest, restKeys, maxAcc * RELATIVE_CUTOFF)) {
         // no name this key or a later one adds can reach topCandidates' cutoff unless it has weight already:
         // the rest of the walk accumulates the names that still can, the others keep a weight under the cutoff
@@ -157,7 +188,7 @@ export class Retrieval {
           }
           h = (h + 1) & tmask;
         }
-        if (f.ident) identEntities.add(nameEntity[nameId]!);
+        if (ident) identEntities.add(nameEntity[nameId]!);
       }
     }
     if (liveOnly) for (let t = 0; t < nTouched; t++) live[touched[t]! >>> 5] = 0;
