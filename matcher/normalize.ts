@@ -594,6 +594,28 @@ export function splitGluedTailForm(words: string[]): string[] {
   return words;
 }
 
+/** A legal-form phrase of 2+ words at the start of the name whose last word is glued to the next word (`JOINT
+ * STOCK COMPANYPLASMA`, `LIMITED LIABILITY COMPANYINFORION`), split from it when at least three letters stay after
+ * it, and the form's last word has 4+ letters. One-word forms are not split off (`COBALT` is no `CO BALT`). */
+export function splitGluedHeadForm(words: string[]): string[] {
+  const cands = FORMS_BY_FIRST.get(words[0] ?? '');
+  if (cands === undefined) return words;
+  for (const c of cands) {
+    const n = c.words.length;
+    if (n < 2 || words.length < n) continue;
+    const last = c.words[n - 1]!;
+    const w = words[n - 1]!;
+    // a form's own word is not split (COMPANY after JOINT STOCK is not CO MPANY), nor a short one off a word that
+    // may be a form word misspelt (COMPNAY is not CO MPNAY)
+    if (last.length < 4 || w.length < last.length + 3 || !w.startsWith(last) || FORM_PHRASE_WORDS.has(w))
+      continue;
+    let same = true;
+    for (let k = 0; k < n - 1; k++) if (words[k] !== c.words[k]) same = false;
+    if (same) return [...words.slice(0, n - 1), last, w.slice(last.length), ...words.slice(n)];
+  }
+  return words;
+}
+
 /** Common company words written abbreviated (intl, mfg, bros …) read as the full word (COMPANY_WORD_ABBREVIATIONS),
  * except a name's only word. */
 export function expandCompanyWords(words: string[]): string[] {
@@ -863,6 +885,7 @@ export function normalizeName(raw: string, kind: NameKind = 'any'): NormalizedNa
   if (kind !== 'person') {
     words = fixTailFormSlip(words);
     words = splitGluedTailForm(words);
+    words = splitGluedHeadForm(words);
     words = joinSpelledForms(words);
     words = expandCompanyWords(words);
   }

@@ -3,7 +3,7 @@
 import { type KindInfo, subjectIdentifiers, subjectKind } from './features.js';
 import type { IndexView } from './index-view.js';
 import { KEY_IDENT, KEY_SKEL, KEY_TOKEN, keyWeight, nameKeys } from './keys.js';
-import { alternativeReadings, normalizeName } from './normalize.js';
+import { alternativeReadings, canonicalWord, normalizeName } from './normalize.js';
 import { type PreparedName, prepareNormalized } from './prepared-name.js';
 import { splitGluedTokens, tokenWeight } from './token-facts.js';
 import type { ScreenSubject } from './types.js';
@@ -90,7 +90,9 @@ export function queryKeys(view: IndexView, subject: ScreenSubject): QueryKeys {
   }
   for (const q of queries) {
     const p = q.prepared.get(sk.kind)!;
-    addNeighbourKeys(view, p, keys, sk.kind === 'org' || (sk.kind === 'any' && p.legalForms.length > 0));
+    const company = sk.kind === 'org' || (sk.kind === 'any' && p.legalForms.length > 0);
+    addNeighbourKeys(view, p, keys, company);
+    if (!company) addGluedWordKeys(view, p, keys);
   }
   const identValues = subjectIdentifiers(subject);
   for (const v of identValues) keys.set(KEY_IDENT + v, keyWeight(KEY_IDENT));
@@ -146,6 +148,32 @@ function addNearTokens(view: IndexView, t: string, keys: Map<string, number>): v
     for (const ch of FOLDED_LETTERS) {
       if (i < t.length && ch !== t[i]) tryKey(head + ch + t.slice(i + 1));
       tryKey(head + ch + tail);
+    }
+  }
+}
+
+/** Shortest one-word query (letters as written) that addGluedWordKeys splits, and the shortest part it splits off. */
+const GLUED_WORD_MIN = 8;
+const GLUED_PART_MIN = 3;
+
+/** A one-word query the index does not know as a token may be two words of a list name written together
+ * (NAZIHZAREER, PETROVICZELIMIR): its letters as written are split at each place leaving 3+ letters on both sides,
+ * and where the index knows both parts (folded and read through the variant table, as the index reads words) as
+ * tokens, both are looked up at a neighbour key's weight. Not for a company's name: its unknown word's one-edit
+ * spellings are looked up instead (addNearTokens), and split words would crowd them out (ELAALOGISTICS is
+ * ELGALOGISTICS, not any LOGISTICS). The joined alternative and the letters as written score such
+ * a pair; without these keys the list name was never a candidate. Query side only: the index is unchanged. */
+function addGluedWordKeys(view: IndexView, q: PreparedName, keys: Map<string, number>): void {
+  if (q.tokens.length !== 1 || q.abjad || q.cjk.length > 0) return;
+  const raw = q.rawCore || q.raw;
+  if (raw.length < GLUED_WORD_MIN || view.lookup(KEY_TOKEN + q.tokens[0]!) >= 0) return;
+  for (let i = GLUED_PART_MIN; i <= raw.length - GLUED_PART_MIN; i++) {
+    const a = KEY_TOKEN + canonicalWord(raw.slice(0, i));
+    const b = KEY_TOKEN + canonicalWord(raw.slice(i));
+    if (view.lookup(a) < 0 || view.lookup(b) < 0) continue;
+    for (const k of [a, b]) {
+      const w = NEIGHBOUR_WEIGHT * keyWeight(k) * Math.min(1, tokenWeight(k.slice(1)) / 4);
+      if ((keys.get(k) ?? 0) < w) keys.set(k, w);
     }
   }
 }

@@ -25,6 +25,7 @@ import {
   normalizeName,
   romanToNumber,
   skeleton,
+  splitGluedHeadForm,
   splitGluedTailForm,
   wawAsVowel,
 } from '../../matcher/normalize.js';
@@ -869,5 +870,46 @@ describe('a one-word name found by the letters as written (issue 30)', () => {
     const options = { datasets: ['sanctions' as const], policy: DEFAULT_POLICY, limit: 3 };
     const m = screener.screen({ name: 'YAGOHUB', type: 'person' }, options).matches;
     expect(m.map((x) => x.entity_id)).toEqual(['us_ofac_sdn:y']);
+  });
+});
+
+describe('words written together: a legal form before a word, two words of a name (issue 30)', () => {
+  it('splits the last word of a legal-form phrase at the start of a name from the word glued to it', () => {
+    expect(splitGluedHeadForm(['joint', 'stock', 'companyplasma'])).toEqual([
+      'joint',
+      'stock',
+      'company',
+      'plasma',
+    ]);
+    expect(folded('LIMITED LIABILITY COMPANYINFORION')).toEqual({
+      tokens: ['inforion'],
+      legalForms: ['llc'],
+    });
+    // a form's own word, a misspelt one and a one-word form are left alone
+    expect(splitGluedHeadForm(['joint', 'stock', 'company'])).toEqual(['joint', 'stock', 'company']);
+    expect(splitGluedHeadForm(['limited', 'liability', 'compnay'])).toEqual([
+      'limited',
+      'liability',
+      'compnay',
+    ]);
+    expect(splitGluedHeadForm(['cobalt', 'ltd'])).toEqual(['cobalt', 'ltd']);
+  });
+
+  it('looks up a one-word person name the index does not know by two words of it the index knows', () => {
+    const screener = openIndex(
+      buildIndex(
+        [
+          personEntity('us_ofac_sdn', 'nz', 'Nazih Zareer'),
+          personEntity('us_ofac_sdn', 'pz', 'PETROVIC, Zelimir'),
+          personEntity('us_ofac_sdn', 'other', 'Nazih Haddad'),
+        ],
+        't',
+      ),
+    );
+    const options = { datasets: ['sanctions' as const], policy: DEFAULT_POLICY, limit: 3 };
+    const ids = (name: string) =>
+      screener.screen({ name, type: 'person' }, options).matches.map((m) => m.entity_id);
+    expect(ids('NAZIHZAREER')).toEqual(['us_ofac_sdn:nz']);
+    expect(ids('PETROVICZELIMIR')).toEqual(['us_ofac_sdn:pz']);
   });
 });
