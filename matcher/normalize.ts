@@ -424,8 +424,16 @@ export function fixTailFormSlip(words: string[]): string[] {
   const n = words.length;
   const w = words[n - 1];
   if (n < 2 || w === undefined || w.length < 3 || w.length > 5 || FORMS_BY_FIRST.has(w)) return words;
-  const f = memoised(slipFormMemo, w, slipFormOf);
+  const f =
+    memoised(slipFormMemo, w, slipFormOf) ?? (n >= 3 && words[n - 2] === 'co' ? changedForm(w) : undefined);
   return f === undefined ? words : [...words.slice(0, n - 1), f];
+}
+
+/** After CO, a short form with one letter changed (`CO. LRD.`, `CO. LED.`): CO already says the name ends in its
+ * legal form, so the word after it is that form mistyped, not another word. */
+function changedForm(w: string): string | undefined {
+  for (const f of SHORT_FORMS) if (f.length === w.length && f[0] === w[0] && osa(w, f, 1) <= 1) return f;
+  return undefined;
 }
 
 function slipFormOf(w: string): string | undefined {

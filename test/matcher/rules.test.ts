@@ -634,6 +634,14 @@ describe('a short legal form with a typing slip at the end (issue 30)', () => {
     expect(fixTailFormSlip(['lttd'])).toEqual(['lttd']);
     expect(normalizeName('Anna Ldt', 'person').tokens).toHaveLength(2);
   });
+
+  it('reads a short form with a letter changed as that form right after CO, which says a form ends the name', () => {
+    expect(fixTailFormSlip(['union', 'group', 'co', 'lrd'])).toEqual(['union', 'group', 'co', 'ltd']);
+    expect(company('UNION DEVELOPMENT GROUP CO. LRD.', 'UNION DEVELOPMENT GROUP CO., LTD.')).toBe(1);
+    // not without CO before it, nor a word that is no form one letter off
+    expect(fixTailFormSlip(['union', 'group', 'lrd'])).toEqual(['union', 'group', 'lrd']);
+    expect(fixTailFormSlip(['acme', 'co', 'zlrd'])).toEqual(['acme', 'co', 'zlrd']);
+  });
 });
 
 describe('abjad skeletons joined only across a join (issue 30)', () => {
