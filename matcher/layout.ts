@@ -5,7 +5,7 @@ import { AML_DATASETS, ENTITY_SCHEMAS, type NameKind } from '../ingest/entity.js
 import type { IndexData } from './types.js';
 
 /** Bump whenever normalisation, keys or layout change: an index of another format is rebuilt, never searched. */
-export const INDEX_FORMAT = 17;
+export const INDEX_FORMAT = 18;
 export const NAME_KINDS: readonly NameKind[] = ['primary', 'alias', 'weak', 'former'];
 export const FLAG_ABJAD = 1;
 
