@@ -224,9 +224,9 @@ export const SPLIT_WORD_MIN = 0.9;
 
 /** If two adjacent tokens of `a` (2+ letters each), written together, are a token of `b` or one slip from it past
  * the first letter (editRatio ≥ SPLIT_WORD_MIN), while neither is itself a token of `b`, returns `a` with the two
- * joined: a word a
- * clerk split with a space (`Patr ushev`, `MOHAMMAD HASNI` for `MOHAMMADHASNI`). Person and company names alike; not
- * in an abjad or in Han/Hangul (their skeletons and syllables are joined by the joined alternative). */
+ * joined: a word a clerk split with a space (`Patr ushev`, `MOHAMMAD HASNI` for `MOHAMMADHASNI`). Person and company
+ * names alike; not in an abjad or in Han/Hangul (their skeletons and syllables are joined by the joined
+ * alternative). */
 export function joinSplitWord(a: PreparedName, b: PreparedName): PreparedName | undefined {
   const na = Math.min(a.tokens.length, MAX_T);
   const nb = Math.min(b.tokens.length, MAX_T);

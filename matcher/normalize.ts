@@ -1027,13 +1027,17 @@ function rawLetters(s: string): { written: string; swapped?: string } {
  * (ウラジーミル・プーチン → vradimir putin; kana-foreign.ts); in any script, the words before a slash (beforeSlash)
  * and, for a name that starts with Ben, its reading with Benjamin (givenBen). */
 export function alternativeReadings(raw: string): string[] {
+  const out: string[] = [];
   const before = beforeSlash(raw);
+  if (before !== undefined) out.push(before);
   const ben = givenBen(raw);
-  const latin = [...(before === undefined ? [] : [before]), ...(ben === undefined ? [] : [ben])];
-  if (!NON_ASCII_RE.test(raw)) return latin;
+  if (ben !== undefined) out.push(ben);
+  if (!NON_ASCII_RE.test(raw)) return out;
   const s = raw.normalize('NFKC');
+  out.push(...koreanReading(s), ...hanRussianReadings(s));
   const older = kanaOlderReading(s);
-  return [...latin, ...koreanReading(s), ...hanRussianReadings(s), ...(older === undefined ? [] : [older])];
+  if (older !== undefined) out.push(older);
+  return out;
 }
 
 /** `Ben` as a name's first word, before another word of 2+ letters. */

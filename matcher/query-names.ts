@@ -161,8 +161,8 @@ const GLUED_PART_MIN = 3;
  * and where the index knows both parts (folded and read through the variant table, as the index reads words) as
  * tokens, both are looked up at a neighbour key's weight. Not for a company's name: its unknown word's one-edit
  * spellings are looked up instead (addNearTokens), and split words would crowd them out (ELAALOGISTICS is
- * ELGALOGISTICS, not any LOGISTICS). The joined alternative and the letters as written score such
- * a pair; without these keys the list name was never a candidate. Query side only: the index is unchanged. */
+ * ELGALOGISTICS, not any LOGISTICS). The joined alternative and the letters as written score such a pair; without
+ * these keys the list name was never a candidate. Query side only: the index is unchanged. */
 function addGluedWordKeys(view: IndexView, q: PreparedName, keys: Map<string, number>): void {
   if (q.tokens.length !== 1 || q.abjad || q.cjk.length > 0) return;
   const raw = q.rawCore || q.raw;

@@ -1,7 +1,7 @@
 // Similarity of two folded tokens: edit ratio, typing slips, series numbers, initials, endings and (for abjad
 // names) consonant skeletons; memoised per query token.
 
-import { editRatio, lrAlike, osaDoubled, VOWEL as VOWELS } from './edit-distance.js';
+import { editRatio, letterBound, lrAlike, osaDoubled, VOWEL as VOWELS } from './edit-distance.js';
 import type { PreparedName } from './prepared-name.js';
 import { allDigits, hasDigit, PATRONYMIC_END } from './token-facts.js';
 import { SCORE_PARAMS as PARAMS } from './weights.js';
@@ -56,20 +56,10 @@ export function typingSlip(a: string, b: string): boolean {
 export const SCRAMBLED_SIM = 0.8;
 const SCRAMBLED_MIN_LEN = 5;
 
-/** Whether two tokens of SCRAMBLED_MIN_LEN+ letters are made of the same letters, each as many times (an anagram). */
+/** Whether two tokens of SCRAMBLED_MIN_LEN+ letters are made of the same letters, each as many times (an anagram):
+ * as long, with no letter unshared (letterBound 0). */
 export function scrambled(a: string, b: string): boolean {
-  if (a.length !== b.length || a.length < SCRAMBLED_MIN_LEN) return false;
-  for (let i = 0; i < a.length; i++) letterCount[a.charCodeAt(i) & 127]!++;
-  for (let i = 0; i < b.length; i++) letterCount[b.charCodeAt(i) & 127]!--;
-  let same = true;
-  for (let i = 0; i < a.length; i++) {
-    const c = a.charCodeAt(i) & 127;
-    if (letterCount[c] !== 0) same = false;
-    letterCount[c] = 0;
-  }
-  // a letter only b has is left at −1: reset it too (the scratch stays all zero)
-  for (let i = 0; i < b.length; i++) letterCount[b.charCodeAt(i) & 127] = 0;
-  return same;
+  return a.length === b.length && a.length >= SCRAMBLED_MIN_LEN && letterBound(a, b) === 0;
 }
 
 /** Two tokens of a company name that differ by one edit of any letter but the first (a letter changed, added,
