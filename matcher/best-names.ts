@@ -16,7 +16,13 @@ import {
 import type { KindInfo } from './features.js';
 import type { IndexView } from './index-view.js';
 import { NAME_KINDS } from './layout.js';
-import { cheapAlternativesBound, cheapBound, cheapLeftOut, exactBound } from './name-bound.js';
+import {
+  cheapAlternativesBound,
+  cheapBound,
+  cheapLeftOut,
+  exactAlternativesBound,
+  exactBound,
+} from './name-bound.js';
 import type { PreparedNameCache } from './name-cache.js';
 import type { PreparedName } from './prepared-name.js';
 import { prepared, type QueryName } from './query-names.js';
@@ -74,6 +80,44 @@ function cheapPass(
   return b;
 }
 
+/**
+ * The exact bound of query name `qi` against the candidate, memoised in m as cheapPass memoises the cheap one: the
+ * bound without the acronym and glued-particle alternatives comes first, and when it already makes the candidate
+ * one that is scored (its score bound passes toMatches' first test, `below`, and beats its entity's best so far),
+ * the alternatives' exact part (the split or collapsed pair's token similarities, which nameSimilarity computes
+ * again anyway) is not computed. Returns the full exact bound, or the bound without the alternatives when that is
+ * scored: the candidate is scored whenever the full bound would make it so, and only then.
+ */
+function exactPass(
+  m: ContentMemo,
+  qi: number,
+  q: PreparedName,
+  cand: PreparedName,
+  arena: Int32Array,
+  at: number,
+  org: boolean,
+  terms: NameTerms,
+  weakName: boolean,
+  prevScore: number,
+  below: (scoreBound: number) => boolean,
+): number {
+  let main = m.exactMain[qi];
+  if (main === undefined) {
+    main = exactBound(q, cand, arena, at, org, SCORE_PARAMS, false);
+    if (!cheapLeftOut()) {
+      m.exact[qi] = main;
+      return main;
+    }
+    m.exactMain[qi] = main;
+  }
+  const sb = scoreBound(terms, main, weakName);
+  if (!below(sb) && sb > prevScore) return main;
+  const alt = exactAlternativesBound(q, cand, org);
+  const b = alt >= 1 ? 1 : Math.max(main, alt);
+  m.exact[qi] = b;
+  return b;
+}
+
 /** What bestNames computed for one content (and org flag) in a screen: per query name the cheap and the exact
  * bound (undefined until computed), and the best name score over the query names (−1 until computed) with the index
  * of the query name that gave it (the first with that score). */
@@ -82,6 +126,8 @@ interface ContentMemo {
   /** the cheap bound without the alternatives, where cheapPass left them out (undefined otherwise) */
   main: number[];
   exact: number[];
+  /** the exact bound without the alternatives, where exactPass left them out (undefined otherwise) */
+  exactMain: number[];
   score: number;
   qi: number;
 }
@@ -121,7 +167,7 @@ export function bestNames(
     const memoKey = names.contentOf[id]! * 2 + (org ? 1 : 0);
     let m = memo.get(memoKey);
     if (m === undefined) {
-      m = { cheap: [], main: [], exact: [], score: -1, qi: 0 };
+      m = { cheap: [], main: [], exact: [], exactMain: [], score: -1, qi: 0 };
       memo.set(memoKey, m);
     }
     const weakName = view.nameKind[id] === WEAK_KIND;
@@ -143,10 +189,8 @@ export function bestNames(
         }
         if (b >= exactFrom && scoreBound(terms, b, weakName) > prevScore) {
           let x = m.exact[qi];
-          if (x === undefined) {
-            x = exactBound(q, cand, arena, at, org);
-            m.exact[qi] = x;
-          }
+          if (x === undefined)
+            x = exactPass(m, qi, q, cand, arena, at, org, terms, weakName, prevScore, below);
           b = x;
         }
         if (b > ub) ub = b;

@@ -313,7 +313,9 @@ export function cheapAlternativesBound(
 }
 
 /** nameSimilarityBound's exact pass (`cp`/`co`: c's packed numbers, as in cheapBound); it reuses the token-pair
- * bounds of a cheapBound call on the same pair just before it, else computes them again. */
+ * bounds of a cheapBound call on the same pair just before it, else computes them again. With `alternativesToo`
+ * false it leaves out the acronym and glued-particle alternatives, as cheapBound does (cheapLeftOut says whether any
+ * may apply): the full exact bound is then the larger of this and exactAlternativesBound's (1 when that is 1). */
 export function exactBound(
   q: PreparedName,
   c: PreparedName,
@@ -321,16 +323,20 @@ export function exactBound(
   co: number,
   org: boolean,
   p: ScoreParams = SCORE_PARAMS,
+  alternativesToo = true,
 ): number {
   const qp = q.packed;
   const flags = qp[HDR_FLAGS]! | cp[co + HDR_FLAGS]!;
+  leftOut = false;
   const out = notCovered(qp, 0, cp, co, p, true);
   if (out >= 0) return out;
   const abjadMode = (flags & F_ABJAD) !== 0;
+  leftOut = !alternativesToo && alternatives !== 0;
   // the alternatives' exact passes first (this pair's, last, leaves its token similarities for alignScore); they
   // overwrite the cheap pass's token-pair bounds, which this pair's pass then computes again
-  const alt = alternatives === 0 ? 0 : alternativesBound(q, c, org, p, alternatives, true);
-  const reuse = alternatives === 0 && lastQp === qp && lastQo === 0 && lastCp === cp && lastCo === co;
+  const alt = alternatives === 0 || leftOut ? 0 : alternativesBound(q, c, org, p, alternatives, true);
+  const reuse =
+    (alternatives === 0 || leftOut) && lastQp === qp && lastQo === 0 && lastCp === cp && lastCo === co;
   lastQp = undefined;
   lastCp = undefined;
   if (alt >= 1) return 1;
@@ -345,6 +351,21 @@ export function exactBound(
   } finally {
     setLrAlike(false);
   }
+}
+
+/** The alternatives' part of exactBound for q and c (0 when none may apply), as cheapAlternativesBound is
+ * cheapBound's. Their exact passes overwrite the token similarities alignScore could reuse (it then computes them
+ * again, from pairSimilarity's memo). */
+export function exactAlternativesBound(
+  q: PreparedName,
+  c: PreparedName,
+  org: boolean,
+  p: ScoreParams = SCORE_PARAMS,
+): number {
+  if (notCovered(q.packed, 0, c.packed, 0, p, true) >= 0 || alternatives === 0) return 0;
+  lastQp = undefined;
+  lastCp = undefined;
+  return alternativesBound(q, c, org, p, alternatives, true);
 }
 
 /** An upper bound of rawSimilarity (alignment.ts) from the packed headers: equal letter hashes and lengths may be
