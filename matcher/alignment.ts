@@ -534,11 +534,31 @@ function latinLeft(n: PreparedName, used: Uint8Array, count: number): number {
  * under joinedMin). */
 export function joinedScore(q: PreparedName, c: PreparedName, abjadMode: boolean, p: ScoreParams): number {
   if (q.digits !== c.digits) return 0;
+  if (q === joined.q && c === joined.c && abjadMode === joined.abjad && p === joined.p && lrAlike === joined.lr)
+    return joined.v;
   const r = abjadMode
     ? editRatio(q.joinedSkel, c.joinedSkel, p.joinedMin) * 0.95
     : editRatio(q.joined, c.joined, p.joinedMin);
-  return r >= p.joinedMin ? curved(r, p) * p.joinedDiscount : 0;
+  const v = r >= p.joinedMin ? curved(r, p) * p.joinedDiscount : 0;
+  joined.q = q;
+  joined.c = c;
+  joined.abjad = abjadMode;
+  joined.p = p;
+  joined.lr = lrAlike;
+  joined.v = v;
+  return v;
 }
+
+/** joinedScore's last pair, its mode and its value: the bound's exact pass computes it for a candidate, and
+ * alignScore then asks for the same pair when the candidate is scored. */
+const joined: {
+  q: PreparedName | undefined;
+  c: PreparedName | undefined;
+  abjad: boolean;
+  p: ScoreParams | undefined;
+  lr: boolean;
+  v: number;
+} = { q: undefined, c: undefined, abjad: false, p: undefined, lr: false, v: 0 };
 
 function unmatchedCost(t: string, org: boolean): number {
   return unmatchedCostOf(PARTICLES.has(t), GENERIC.has(t), org);
