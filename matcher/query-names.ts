@@ -109,7 +109,7 @@ function addNeighbourKeys(view: IndexView, q: PreparedName, keys: Map<string, nu
     const t = q.tokens[i]!;
     const nearToken = near && t.length >= NEAR_TOKEN_MIN && !q.abjad && q.cjk.length === 0;
     if ((sk.length < 4 && !nearToken) || view.lookup(KEY_TOKEN + t) >= 0) continue;
-    if (nearToken) addNearTokens(view, t, keys);
+    if (nearToken && !addNearTokens(view, t, keys)) addNearSkeletons(view, sk, keys);
     if (sk.length < 4) continue;
     const w = NEIGHBOUR_WEIGHT * keyWeight(KEY_SKEL);
     for (let j = 0; j < sk.length; j++) {
@@ -131,12 +131,15 @@ const FOLDED_LETTERS = 'abcdefghijklmnoprstuvyz';
  * (not in its first letter) that the index knows as a token is looked up too, at a neighbour key's weight. Company
  * names only (a company subject, or an untyped one with a legal form): their words are coined, and the 23 × 2 ×
  * length lookups would cost every person screen (a person's unknown surname keeps its skeleton keys). Query side
- * only: the index is unchanged. */
-function addNearTokens(view: IndexView, t: string, keys: Map<string, number>): void {
+ * only: the index is unchanged. Returns whether the index knows any of these spellings. */
+function addNearTokens(view: IndexView, t: string, keys: Map<string, number>): boolean {
   const w = NEIGHBOUR_WEIGHT * keyWeight(KEY_TOKEN) * Math.min(1, tokenWeight(t) / 4);
+  let found = false;
   const tryKey = (v: string): void => {
     const k = KEY_TOKEN + v;
-    if ((keys.get(k) ?? 0) < w && view.lookup(k) >= 0) keys.set(k, w);
+    if (view.lookup(k) < 0) return;
+    found = true;
+    if ((keys.get(k) ?? 0) < w) keys.set(k, w);
   };
   for (let i = 1; i <= t.length; i++) {
     const head = t.slice(0, i);
@@ -148,6 +151,34 @@ function addNearTokens(view: IndexView, t: string, keys: Map<string, number>): v
     for (const ch of FOLDED_LETTERS) {
       if (i < t.length && ch !== t[i]) tryKey(head + ch + t.slice(i + 1));
       tryKey(head + ch + tail);
+    }
+  }
+  return found;
+}
+
+/** The consonants a skeleton is written in (normalize.ts skeleton(): vowels, w and y dropped, p/f/v as b, q/c/g
+ * as k, z as s), for addNearSkeletons' insertions and substitutions. */
+const SKELETON_LETTERS = 'bdhjklmnrst';
+
+/** An unknown word of a company name none of whose one-edit spellings the index knows (addNearTokens) may be a
+ * list word with one letter changed, added or dropped whose folding moved it two edits away (BROOZE folds to bruz, BRONZE to bronz; PETROPHUS to petrofus, PETROPLUS to petroplus),
+ * out of addNearTokens' reach: its consonant skeleton is then often one consonant from the list word's (brs, brns),
+ * so each skeleton one consonant added or changed (not the first) that the index knows is looked up too, at a
+ * neighbour key's weight. Company names only, as addNearTokens; query side only. */
+function addNearSkeletons(view: IndexView, sk: string, keys: Map<string, number>): void {
+  if (sk.length < 2) return;
+  const w = NEIGHBOUR_WEIGHT * keyWeight(KEY_SKEL);
+  const tryKey = (v: string): void => {
+    const k = KEY_SKEL + v;
+    if ((keys.get(k) ?? 0) < w && view.lookup(k) >= 0) keys.set(k, w);
+  };
+  for (let i = 1; i <= sk.length; i++) {
+    const head = sk.slice(0, i);
+    for (const ch of SKELETON_LETTERS) {
+      // skeleton() merges a consonant with the one before it of its class: such a spelling is not a skeleton
+      if (ch !== sk[i - 1] && ch !== sk[i]) tryKey(head + ch + sk.slice(i));
+      if (i < sk.length && ch !== sk[i] && ch !== sk[i - 1] && ch !== sk[i + 1])
+        tryKey(head + ch + sk.slice(i + 1));
     }
   }
 }

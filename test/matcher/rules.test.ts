@@ -730,6 +730,23 @@ describe('an unknown word of a company name is looked up by its one-edit spellin
     // untyped, a legal form says it is a company
     expect(ids('SJONE SHIPPING CORPORATION')).toContain('us_ofac_sdn:saone');
   });
+
+  it('looks up the skeletons one consonant off when no one-edit spelling of the word is known', () => {
+    // PETROPHUS folds to petrofus, PETROPLUS to petroplus: two edits apart, but skeletons btrbs and btrbls one
+    // consonant apart; more PETRO… names than the matcher scores per query share the prefix key petr
+    const words = ['KAMIN', 'DERAT', 'MONAK', 'TEKAN', 'NIRAM', 'KADOR', 'MERIT', 'DOMAN'];
+    const entities = Array.from({ length: 40 }, (_, i) =>
+      listedEntity(`p${i}`, 'Company', [`PETRO${words[i % 8]}${'AEIOU'[Math.floor(i / 8)]} LTD`]),
+    );
+    entities.push(listedEntity('pp', 'Company', ['PETROPLUS LTD']));
+    const screener = openIndex(buildIndex(entities, 't'));
+    const options = { datasets: ['sanctions' as const], policy: DEFAULT_POLICY, limit: 3 };
+    const ids = (name: string, type?: 'company' | 'person') =>
+      screener.screen({ name, type }, options).matches.map((m) => m.entity_id);
+    expect(ids('PETROPHUS LTD', 'company')).toEqual(['us_ofac_sdn:pp']);
+    // a person's unknown surname keeps its own skeleton keys only
+    expect(ids('PETROPHUS', 'person')).toEqual([]);
+  });
 });
 
 describe('a word written in two, a name before a slash, Indian -endra/-ender (issue 30)', () => {
