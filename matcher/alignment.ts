@@ -534,7 +534,13 @@ function latinLeft(n: PreparedName, used: Uint8Array, count: number): number {
  * under joinedMin). */
 export function joinedScore(q: PreparedName, c: PreparedName, abjadMode: boolean, p: ScoreParams): number {
   if (q.digits !== c.digits) return 0;
-  if (q === joined.q && c === joined.c && abjadMode === joined.abjad && p === joined.p && lrAlike === joined.lr)
+  if (
+    q === joined.q &&
+    c === joined.c &&
+    abjadMode === joined.abjad &&
+    p === joined.p &&
+    lrAlike === joined.lr
+  )
     return joined.v;
   const r = abjadMode
     ? editRatio(q.joinedSkel, c.joinedSkel, p.joinedMin) * 0.95
