@@ -16,13 +16,7 @@ import {
 import type { KindInfo } from './features.js';
 import type { IndexView } from './index-view.js';
 import { NAME_KINDS } from './layout.js';
-import {
-  cheapAlternativesBound,
-  cheapBound,
-  cheapLeftOut,
-  exactAlternativesBound,
-  exactBound,
-} from './name-bound.js';
+import { alternativesLeftOut, alternativesPartBound, cheapBound, exactBound } from './name-bound.js';
 import type { PreparedNameCache } from './name-cache.js';
 import type { PreparedName } from './prepared-name.js';
 import { prepared, type QueryName } from './query-names.js';
@@ -67,14 +61,14 @@ function cheapPass(
   let main = m.main[qi];
   if (main === undefined) {
     main = cheapBound(q.packed, 0, arena, at, org, SCORE_PARAMS, q, cand, false);
-    if (!cheapLeftOut()) {
+    if (!alternativesLeftOut()) {
       m.cheap[qi] = main;
       return main;
     }
     m.main[qi] = main;
   }
   if (main >= exactFrom && scoreBound(terms, main, weakName) > prevScore) return main;
-  const alt = cheapAlternativesBound(q, cand, org);
+  const alt = alternativesPartBound(q, cand, org, false);
   const b = alt >= 1 ? 1 : Math.max(main, alt);
   m.cheap[qi] = b;
   return b;
@@ -104,7 +98,7 @@ function exactPass(
   let main = m.exactMain[qi];
   if (main === undefined) {
     main = exactBound(q, cand, arena, at, org, SCORE_PARAMS, false);
-    if (!cheapLeftOut()) {
+    if (!alternativesLeftOut()) {
       m.exact[qi] = main;
       return main;
     }
@@ -112,7 +106,7 @@ function exactPass(
   }
   const sb = scoreBound(terms, main, weakName);
   if (!below(sb) && sb > prevScore) return main;
-  const alt = exactAlternativesBound(q, cand, org);
+  const alt = alternativesPartBound(q, cand, org, true);
   const b = alt >= 1 ? 1 : Math.max(main, alt);
   m.exact[qi] = b;
   return b;

@@ -251,8 +251,8 @@ export function nameSimilarityBound(
 /** nameSimilarityBound's cheap pass, from the two names' packed numbers alone (packName's layout at offsets `qo` of
  * `qp` and `co` of `cp`: a name's own `packed`, or a copy in a screen's arena, which keeps the names a screen
  * bounds close together in memory). With `alternativesToo` false it leaves out nameSimilarity's acronym and
- * glued-particle alternatives (alternativesBound) where they may apply, and says so (cheapLeftOut): the value is
- * then no bound, only a floor of the bound, which is the larger of it and cheapAlternativesBound's. */
+ * glued-particle alternatives (alternativesBound) where they may apply, and says so (alternativesLeftOut): the value is
+ * then no bound, only a floor of the bound, which is the larger of it and alternativesPartBound's. */
 export function cheapBound(
   qp: Int32Array,
   qo: number,
@@ -291,31 +291,35 @@ export function cheapBound(
   }
 }
 
-/** Whether the last cheapBound call left the alternatives out (its `alternativesToo` false and some may apply). */
+/** Whether the last cheapBound or exactBound call left the alternatives out (its `alternativesToo` false and some
+ * may apply). */
 let leftOut = false;
-export function cheapLeftOut(): boolean {
+export function alternativesLeftOut(): boolean {
   return leftOut;
 }
 
-/** The alternatives' part of cheapBound for q and c (0 when none may apply): cheapBound with them is 1 when this is
- * 1 or more, else the larger of this and cheapBound without them. */
-export function cheapAlternativesBound(
+/** The alternatives' part of cheapBound (`exact` false) or exactBound (`exact` true) for q and c, 0 when none may
+ * apply: the pass with them is 1 when this is 1 or more, else the larger of this and the pass without them (the
+ * pass called with `alternativesToo` false). Their alignBound calls overwrite the token-pair bounds exactBound could
+ * reuse, and in the exact pass the token similarities alignScore could (it then computes them again, from
+ * pairSimilarity's memo). */
+export function alternativesPartBound(
   q: PreparedName,
   c: PreparedName,
   org: boolean,
+  exact: boolean,
   p: ScoreParams = SCORE_PARAMS,
 ): number {
   if (notCovered(q.packed, 0, c.packed, 0, p, true) >= 0 || alternatives === 0) return 0;
-  // their alignBound calls overwrite the token-pair bounds exactBound could reuse
   lastQp = undefined;
   lastCp = undefined;
-  return alternativesBound(q, c, org, p, alternatives, false);
+  return alternativesBound(q, c, org, p, alternatives, exact);
 }
 
 /** nameSimilarityBound's exact pass (`cp`/`co`: c's packed numbers, as in cheapBound); it reuses the token-pair
  * bounds of a cheapBound call on the same pair just before it, else computes them again. With `alternativesToo`
- * false it leaves out the acronym and glued-particle alternatives, as cheapBound does (cheapLeftOut says whether any
- * may apply): the full exact bound is then the larger of this and exactAlternativesBound's (1 when that is 1). */
+ * false it leaves out the acronym and glued-particle alternatives, as cheapBound does (alternativesLeftOut says whether any
+ * may apply): the full exact bound is then the larger of this and alternativesPartBound's (1 when that is 1). */
 export function exactBound(
   q: PreparedName,
   c: PreparedName,
@@ -351,21 +355,6 @@ export function exactBound(
   } finally {
     setLrAlike(false);
   }
-}
-
-/** The alternatives' part of exactBound for q and c (0 when none may apply), as cheapAlternativesBound is
- * cheapBound's. Their exact passes overwrite the token similarities alignScore could reuse (it then computes them
- * again, from pairSimilarity's memo). */
-export function exactAlternativesBound(
-  q: PreparedName,
-  c: PreparedName,
-  org: boolean,
-  p: ScoreParams = SCORE_PARAMS,
-): number {
-  if (notCovered(q.packed, 0, c.packed, 0, p, true) >= 0 || alternatives === 0) return 0;
-  lastQp = undefined;
-  lastCp = undefined;
-  return alternativesBound(q, c, org, p, alternatives, true);
 }
 
 /** An upper bound of rawSimilarity (alignment.ts) from the packed headers: equal letter hashes and lengths may be

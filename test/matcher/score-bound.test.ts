@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { parseCsvText } from '../../ingest/csv.js';
 import { nameSimilarity } from '../../matcher/alignment.js';
 import {
-  cheapAlternativesBound,
+  alternativesLeftOut,
+  alternativesPartBound,
   cheapBound,
-  cheapLeftOut,
+  exactBound,
   nameSimilarityBound,
 } from '../../matcher/name-bound.js';
 import type { NameKind } from '../../matcher/normalize.js';
@@ -282,39 +283,55 @@ describe('token similarities memoised on the query name', () => {
   });
 });
 
-describe('cheapBound without the alternatives', () => {
-  it('with cheapAlternativesBound gives cheapBound with them', () => {
-    // acronyms and glued particles on either side, and pairs where neither applies
-    const names = [
-      'People Liberation Army',
-      'PLA',
-      'J C Juncker',
-      'JC Juncker',
-      'BIN MANSOR, Amran',
-      'Amran BINmansor',
-      'Gabril ABDULkareem Badri',
-      'BADRI, Gabril Abdul Kareem',
-      'ABUyahya AL-LIBI',
-      'AL-LIBI, Abu Yahya',
-      'Omar Alfredo Jacome DELVALLE',
-      'JACOME DEL VALLE, Omar Alfredo',
-      'Vladimir Putin',
-    ].map((n) => prepareName(n));
+describe('the bound passes without the alternatives', () => {
+  // acronyms and glued particles on either side, and pairs where neither applies
+  const names = [
+    'People Liberation Army',
+    'PLA',
+    'J C Juncker',
+    'JC Juncker',
+    'BIN MANSOR, Amran',
+    'Amran BINmansor',
+    'Gabril ABDULkareem Badri',
+    'BADRI, Gabril Abdul Kareem',
+    'ABUyahya AL-LIBI',
+    'AL-LIBI, Abu Yahya',
+    'Omar Alfredo Jacome DELVALLE',
+    'JACOME DEL VALLE, Omar Alfredo',
+    'Vladimir Putin',
+  ].map((n) => prepareName(n));
+  /** Every pair's pass with the alternatives against the pass without them completed by alternativesPartBound. */
+  const check = (
+    pass: (q: PreparedName, c: PreparedName, org: boolean, too: boolean) => number,
+    exact: boolean,
+  ) => {
     let leftOut = 0;
     for (const q of names)
       for (const c of names)
         for (const org of [false, true]) {
-          const full = cheapBound(q.packed, 0, c.packed, 0, org, SCORE_PARAMS, q, c);
-          const main = cheapBound(q.packed, 0, c.packed, 0, org, SCORE_PARAMS, q, c, false);
-          if (!cheapLeftOut()) {
+          const full = pass(q, c, org, true);
+          const main = pass(q, c, org, false);
+          if (!alternativesLeftOut()) {
             expect(main).toBe(full);
             continue;
           }
           leftOut++;
-          const alt = cheapAlternativesBound(q, c, org);
+          const alt = alternativesPartBound(q, c, org, exact);
           expect(alt >= 1 ? 1 : Math.max(main, alt)).toBe(full);
         }
-    expect(leftOut).toBeGreaterThan(10);
+    return leftOut;
+  };
+
+  it('with alternativesPartBound give the cheap bound with them', () => {
+    const cheap = (q: PreparedName, c: PreparedName, org: boolean, too: boolean) =>
+      cheapBound(q.packed, 0, c.packed, 0, org, SCORE_PARAMS, q, c, too);
+    expect(check(cheap, false)).toBeGreaterThan(10);
+  });
+
+  it('with alternativesPartBound give the exact bound with them', () => {
+    const exact = (q: PreparedName, c: PreparedName, org: boolean, too: boolean) =>
+      exactBound(q, c, c.packed, 0, org, SCORE_PARAMS, too);
+    expect(check(exact, true)).toBeGreaterThan(10);
   });
 });
 
