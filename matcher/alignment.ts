@@ -206,7 +206,7 @@ export function collapseAcronym(a: PreparedName, b: PreparedName): PreparedName 
 export function splitGluedParticle(a: PreparedName, b: PreparedName, memo = false): PreparedName | undefined {
   const nb = Math.min(b.tokens.length, MAX_T);
   const na = Math.min(a.tokens.length, MAX_T);
-  if (nb < 2 || !anyGlued(a.packed, na)) return undefined;
+  if (nb < 2 || (a.packed[HDR_FLAGS]! & F_GLUED) === 0) return undefined;
   for (let j = 0; j < nb; j++) {
     const head = b.tokens[j]!;
     if (!GLUE_HEAD_TOKENS.has(head)) continue;
@@ -294,19 +294,13 @@ function gluedSplit(
   return split;
 }
 
-const { PK, PK_LEN, PK_GLUED, T0 } = PACKED;
+const { PK, PK_LEN, PK_GLUED, T0, HDR_FLAGS, F_GLUED } = PACKED;
 
 /** Whether token `i` of a packed name starts with a particle's spelling glued to 2+ letters (packName's PK_GLUED,
  * gluedHead): gluedTo is false for every other token, and reading the flag saves its prefix lookups, which
  * nameSimilarity asks for every token pair of most names it scores. */
 function glued(packed: Int32Array, i: number): boolean {
   return (packed[T0 + i * PK + PK_LEN]! & PK_GLUED) !== 0;
-}
-
-/** Whether any of the first `n` tokens of a packed name is glued (glued). */
-function anyGlued(packed: Int32Array, n: number): boolean {
-  for (let i = 0; i < n; i++) if (glued(packed, i)) return true;
-  return false;
 }
 
 /** Whether the folded word `t` is a spelling of the particle `head` glued to the folded token `next`: it starts with

@@ -39,8 +39,6 @@ const {
   PK_PARTICLE,
   PK_GENERIC,
   PK_PATRONYMIC,
-  PK_GLUED,
-  PK_GLUE_HEAD,
   PK_LEN_BITS,
   MASK_DIGIT,
   MASK_OTHER,
@@ -58,6 +56,8 @@ const {
   F_ABJAD,
   F_CJK,
   F_INITIAL,
+  F_GLUED,
+  F_GLUE_HEAD,
 } = PACKED;
 const MAX_T = ALIGN_MAX_T;
 const exactSims = EXACT_SIMS;
@@ -467,8 +467,8 @@ function notCovered(
   const alts =
     (mayCollapse(qp, qo, nq, cp[co + HDR_INITIALS]!, nc) ? ALT_ACRONYM_Q : 0) |
     (mayCollapse(cp, co, nc, qp[qo + HDR_INITIALS]!, nq) ? ALT_ACRONYM_C : 0) |
-    (mayGlue(qp, qo, nq, cp, co, nc) ? ALT_GLUE_Q : 0) |
-    (mayGlue(cp, co, nc, qp, qo, nq) ? ALT_GLUE_C : 0);
+    (mayGlue(qp, qo, cp, co, nc) ? ALT_GLUE_Q : 0) |
+    (mayGlue(cp, co, qp, qo, nq) ? ALT_GLUE_C : 0);
   if (alts !== 0 && !named) return 1;
   alternatives = alts;
   return -1;
@@ -535,14 +535,9 @@ function alignOnlyBound(
 
 /** A necessary condition of splitGluedParticle(a, b): a glue-head token of `b` besides another token, and a token of
  * `a` that starts with a glued particle (the rest may be any spelling of the other token, so its letters are not
- * read). */
-function mayGlue(a: Int32Array, ao: number, na: number, b: Int32Array, bo: number, nb: number): boolean {
-  if (nb < 2) return false;
-  let head = false;
-  for (let j = 0; j < nb && !head; j++) head = (b[bo + T0 + j * PK + PK_LEN]! & PK_GLUE_HEAD) !== 0;
-  if (!head) return false;
-  for (let i = 0; i < na; i++) if ((a[ao + T0 + i * PK + PK_LEN]! & PK_GLUED) !== 0) return true;
-  return false;
+ * read), from the names' header flags (every token's PK_GLUE_HEAD and PK_GLUED). */
+function mayGlue(a: Int32Array, ao: number, b: Int32Array, bo: number, nb: number): boolean {
+  return nb >= 2 && (b[bo + HDR_FLAGS]! & F_GLUE_HEAD) !== 0 && (a[ao + HDR_FLAGS]! & F_GLUED) !== 0;
 }
 
 /** A necessary condition of collapseAcronym(a, b): a token of `a` (packed at `ao`) that may be an acronym and whose

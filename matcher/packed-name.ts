@@ -66,6 +66,9 @@ const F_ABJAD = 1;
 const F_CJK = 2;
 /** some token is a single letter (an initial) */
 const F_INITIAL = 4;
+/** some token starts with a particle's spelling glued to 2+ letters (PK_GLUED), is a glue-head particle (PK_GLUE_HEAD) */
+const F_GLUED = 8;
+const F_GLUE_HEAD = 16;
 
 /** The header, then per token: letterMask, FNV-1a hash, length with the particle/generic flags and the skeleton's
  * length, first character code, stem hash. The bound reads these contiguous numbers (one
@@ -94,13 +97,17 @@ export function packName(
     if (t.length === 1) flags |= F_INITIAL;
     out[o + PK_MASK] = letterMask(t);
     out[o + PK_HASH] = fnv1a(t) | 0;
+    const glued = gluedHead(t) !== undefined;
+    const head = GLUE_HEAD_TOKENS.has(t);
+    if (glued) flags |= F_GLUED;
+    if (head) flags |= F_GLUE_HEAD;
     out[o + PK_LEN] =
       Math.min(t.length, PK_LEN_BITS) |
       (PARTICLES.has(t) ? PK_PARTICLE : 0) |
       (GENERIC.has(t) ? PK_GENERIC : 0) |
       (PATRONYMIC_END.test(t) ? PK_PATRONYMIC : 0) |
-      (gluedHead(t) !== undefined ? PK_GLUED : 0) |
-      (GLUE_HEAD_TOKENS.has(t) ? PK_GLUE_HEAD : 0) |
+      (glued ? PK_GLUED : 0) |
+      (head ? PK_GLUE_HEAD : 0) |
       (Math.min(skels[i]!.length, PK_SK_LONG) << PK_SK_SHIFT);
     out[o + PK_FIRST] = t.charCodeAt(0);
     out[o + PK_STEM] = fnv1aPrefix(t, Math.max(0, t.length - 2)) | 0;
@@ -165,4 +172,6 @@ export const PACKED = Object.freeze({
   F_ABJAD,
   F_CJK,
   F_INITIAL,
+  F_GLUED,
+  F_GLUE_HEAD,
 });
