@@ -251,8 +251,8 @@ export function nameSimilarityBound(
 /** nameSimilarityBound's cheap pass, from the two names' packed numbers alone (packName's layout at offsets `qo` of
  * `qp` and `co` of `cp`: a name's own `packed`, or a copy in a screen's arena, which keeps the names a screen
  * bounds close together in memory). With `alternativesToo` false it leaves out nameSimilarity's acronym and
- * glued-particle alternatives (alternativesBound) where they may apply, and says so (alternativesLeftOut): the value is
- * then no bound, only a floor of the bound, which is the larger of it and alternativesPartBound's. */
+ * glued-particle alternatives (alternativesBound) where they may apply, and says so (alternativesLeftOut): the value
+ * is then no bound, only a floor of the bound, which is the larger of it and alternativesPartBound's. */
 export function cheapBound(
   qp: Int32Array,
   qo: number,
@@ -318,8 +318,9 @@ export function alternativesPartBound(
 
 /** nameSimilarityBound's exact pass (`cp`/`co`: c's packed numbers, as in cheapBound); it reuses the token-pair
  * bounds of a cheapBound call on the same pair just before it, else computes them again. With `alternativesToo`
- * false it leaves out the acronym and glued-particle alternatives, as cheapBound does (alternativesLeftOut says whether any
- * may apply): the full exact bound is then the larger of this and alternativesPartBound's (1 when that is 1). */
+ * false it leaves out the acronym and glued-particle alternatives, as cheapBound does (alternativesLeftOut says
+ * whether any may apply): the full exact bound is then the larger of this and alternativesPartBound's (1 when that
+ * is 1). */
 export function exactBound(
   q: PreparedName,
   c: PreparedName,
@@ -688,8 +689,9 @@ function alignBound(
   return Math.max(ub, joinedAltBound(q, qp, qo, nq, c, cp, co, nc, p, exact, abjadMode));
 }
 
-/** alignBound's bound of the joined/split alternative (`nq`, `nc`: the names' token counts): alignScore's own joinedScore in the exact pass, else from the
- * joined strings' lengths and letters (in abjad mode the joined skeletons'); 0 where it does not apply. */
+/** alignBound's bound of the joined/split alternative (`nq`, `nc`: the names' token counts): alignScore's own
+ * joinedScore in the exact pass, else from the joined strings' lengths and letters (in abjad mode the joined
+ * skeletons'); 0 where it does not apply. */
 function joinedAltBound(
   q: PreparedName | undefined,
   qp: Int32Array,

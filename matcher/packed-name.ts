@@ -66,7 +66,8 @@ const F_ABJAD = 1;
 const F_CJK = 2;
 /** some token is a single letter (an initial) */
 const F_INITIAL = 4;
-/** some token starts with a particle's spelling glued to 2+ letters (PK_GLUED), is a glue-head particle (PK_GLUE_HEAD) */
+/** some token starts with a particle's spelling glued to 2+ letters (PK_GLUED); some token is a glue-head particle
+ * (PK_GLUE_HEAD) */
 const F_GLUED = 8;
 const F_GLUE_HEAD = 16;
 

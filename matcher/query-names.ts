@@ -161,9 +161,9 @@ function addNearTokens(view: IndexView, t: string, keys: Map<string, number>): b
 const SKELETON_LETTERS = 'bdhjklmnrst';
 
 /** An unknown word of a company name none of whose one-edit spellings the index knows (addNearTokens) may be a
- * list word with one letter changed, added or dropped whose folding moved it two edits away (BROOZE folds to bruz, BRONZE to bronz; PETROPHUS to petrofus, PETROPLUS to petroplus),
- * out of addNearTokens' reach: its consonant skeleton is then often one consonant from the list word's (brs, brns),
- * so each skeleton one consonant added or changed (not the first) that the index knows is looked up too, at a
+ * list word with one letter changed, added or dropped that folding moved two edits away (PETROPHUS folds to
+ * petrofus, PETROPLUS to petroplus), while their consonant skeletons stay one consonant apart (btrbs, btrbls): so
+ * each skeleton with one consonant added or changed (not the first) that the index knows is looked up too, at a
  * neighbour key's weight. Company names only, as addNearTokens; query side only. */
 function addNearSkeletons(view: IndexView, sk: string, keys: Map<string, number>): void {
   if (sk.length < 2) return;
