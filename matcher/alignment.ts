@@ -136,10 +136,10 @@ function slipAsWritten(
 
 /** Two names of as many tokens (2+) whose letters as written (`a`, `b`: raw, or rawCore) are one edit apart, not in
  * the first letter: for a company any edit (a letter changed, added, dropped or two swapped), for a person two
- * letters swapped. Folding can
- * move one typed letter two edits apart (`YOOUONEY`/`YOOMONEY` fold to `youonei`/`yumonei`, `COMMEREC`/`COMMERCE` to
- * `komerek`/`komers`), so the one token the folded names differ in scores the slip floor of its longer spelling in
- * the names' weighted mean, at most the joined discount. 0 when it does not apply. */
+ * letters swapped. Folding can move one typed letter two edits apart (`YOOUONEY`/`YOOMONEY` fold to
+ * `youonei`/`yumonei`, `COMMEREC`/`COMMERCE` to `komerek`/`komers`), so the one token the folded names differ in
+ * scores the slip floor of its longer spelling in the names' weighted mean, at most the joined discount. 0 when it
+ * does not apply. */
 function oneEditAsWritten(
   q: PreparedName,
   c: PreparedName,

@@ -37,78 +37,63 @@ export interface EntityBest {
   query: string;
 }
 
-/**
- * The cheap bound of query name `qi` against the candidate, for bestNames' test of whether the exact pass is needed
- * (`b >= exactFrom && scoreBound(terms, b, weakName) > prevScore`), memoised in m. The bound without
- * nameSimilarity's acronym and glued-particle alternatives comes first: when it already passes that test, the full
- * cheap bound (never lower) would too, and the exact pass replaces either, so the alternatives' cheap part (as
- * costly as the pair's own) is not computed. Returns the full cheap bound, or the bound without the alternatives
- * when that passes the test; the decisions are the ones the full cheap bound gives.
- */
-function cheapPass(
-  m: ContentMemo,
-  qi: number,
-  q: PreparedName,
-  cand: PreparedName,
-  arena: Int32Array,
-  at: number,
-  org: boolean,
-  exactFrom: number,
-  terms: NameTerms,
-  weakName: boolean,
-  prevScore: number,
-): number {
-  let main = m.main[qi];
-  if (main === undefined) {
-    main = cheapBound(q.packed, 0, arena, at, org, SCORE_PARAMS, q, cand, false);
-    if (!alternativesLeftOut()) {
-      m.cheap[qi] = main;
-      return main;
-    }
-    m.main[qi] = main;
-  }
-  if (main >= exactFrom && scoreBound(terms, main, weakName) > prevScore) return main;
-  const alt = alternativesPartBound(q, cand, org, false);
-  const b = alt >= 1 ? 1 : Math.max(main, alt);
-  m.cheap[qi] = b;
-  return b;
+/** What decides a candidate's bounds, for one screen (terms, below) and one candidate (the rest): one object per
+ * screen, its candidate fields set before each candidate is bounded. */
+interface Decision {
+  terms: NameTerms;
+  /** toMatches' first test (belowFloor) */
+  below: (scoreBound: number) => boolean;
+  /** the name-score bound from which the exact pass is worth running */
+  exactFrom: number;
+  weakName: boolean;
+  /** the score of the candidate's entity's best name so far (−∞ when none): only a higher score replaces it */
+  prevScore: number;
+}
+
+/** Whether a name-score bound decides the next step: for the cheap pass (`exact` false), that the exact pass is
+ * due; for the exact pass, that the candidate is scored (its score bound passes toMatches' first test and beats its
+ * entity's best so far). Both tests are non-decreasing in the bound. */
+function decides(bound: number, exact: boolean, d: Decision): boolean {
+  const sb = scoreBound(d.terms, bound, d.weakName);
+  if (sb <= d.prevScore) return false;
+  return exact ? !d.below(sb) : bound >= d.exactFrom;
 }
 
 /**
- * The exact bound of query name `qi` against the candidate, memoised in m as cheapPass memoises the cheap one: the
- * bound without the acronym and glued-particle alternatives comes first, and when it already makes the candidate
- * one that is scored (its score bound passes toMatches' first test, `below`, and beats its entity's best so far),
- * the alternatives' exact part (the split or collapsed pair's token similarities, which nameSimilarity computes
- * again anyway) is not computed. Returns the full exact bound, or the bound without the alternatives when that is
- * scored: the candidate is scored whenever the full bound would make it so, and only then.
+ * The cheap (`exact` false) or exact bound of query name `qi` against the candidate, memoised in m. The bound
+ * without nameSimilarity's acronym and glued-particle alternatives comes first: when it already decides (decides),
+ * the full bound (never lower) would too, and the alternatives' part of the pass (as costly as the pair's own; in the
+ * exact pass computed again by nameSimilarity anyway) is not computed. Returns the full bound, or the bound without
+ * the alternatives when that decides; the decisions are the ones the full bound gives.
  */
-function exactPass(
+function boundPass(
   m: ContentMemo,
+  exact: boolean,
   qi: number,
   q: PreparedName,
   cand: PreparedName,
   arena: Int32Array,
   at: number,
   org: boolean,
-  terms: NameTerms,
-  weakName: boolean,
-  prevScore: number,
-  below: (scoreBound: number) => boolean,
+  d: Decision,
 ): number {
-  let main = m.exactMain[qi];
+  const partial = exact ? m.exactMain : m.main;
+  const full = exact ? m.exact : m.cheap;
+  let main = partial[qi];
   if (main === undefined) {
-    main = exactBound(q, cand, arena, at, org, SCORE_PARAMS, false);
+    main = exact
+      ? exactBound(q, cand, arena, at, org, SCORE_PARAMS, false)
+      : cheapBound(q.packed, 0, arena, at, org, SCORE_PARAMS, q, cand, false);
     if (!alternativesLeftOut()) {
-      m.exact[qi] = main;
+      full[qi] = main;
       return main;
     }
-    m.exactMain[qi] = main;
+    partial[qi] = main;
   }
-  const sb = scoreBound(terms, main, weakName);
-  if (!below(sb) && sb > prevScore) return main;
-  const alt = alternativesPartBound(q, cand, org, true);
+  if (decides(main, exact, d)) return main;
+  const alt = alternativesPartBound(q, cand, org, exact);
   const b = alt >= 1 ? 1 : Math.max(main, alt);
-  m.exact[qi] = b;
+  full[qi] = b;
   return b;
 }
 
@@ -117,10 +102,10 @@ function exactPass(
  * of the query name that gave it (the first with that score). */
 interface ContentMemo {
   cheap: number[];
-  /** the cheap bound without the alternatives, where cheapPass left them out (undefined otherwise) */
+  /** the cheap bound without the alternatives, where boundPass left them out (undefined otherwise) */
   main: number[];
   exact: number[];
-  /** the exact bound without the alternatives, where exactPass left them out (undefined otherwise) */
+  /** the exact bound without the alternatives, where boundPass left them out (undefined otherwise) */
   exactMain: number[];
   score: number;
   qi: number;
@@ -149,6 +134,13 @@ export function bestNames(
   // the name score from which a weak alias's term can pass the floor (where its bound is worth tightening)
   const weakFloor = floor + (terms.wName > 0 ? terms.weakPenalty / terms.wName : 0);
   const qs = queries.map((q) => prepared(q, sk.kind));
+  const decision: Decision = {
+    terms,
+    below,
+    exactFrom: 0,
+    weakName: false,
+    prevScore: Number.NEGATIVE_INFINITY,
+  };
   // the bounds and scores of each content (contentOf) and org flag met in this screen: a name with the content
   // of an earlier candidate takes its values instead of computing them again (they are the same numbers, and the
   // decisions below are taken as before)
@@ -170,27 +162,20 @@ export function bestNames(
       // nameSimilarityBound in two calls: the cheap pass from the arena, the exact pass where the cheap one does
       // not rule the name out. A name is ruled out when its bound cannot pass toMatches' first test, or cannot
       // beat its entity's best name so far (only a higher score replaces it)
-      const exactFrom = (weakName ? weakFloor : floor) - BOUND_MARGIN;
-      const prevScore = prev === undefined ? Number.NEGATIVE_INFINITY : prev.score;
+      decision.exactFrom = (weakName ? weakFloor : floor) - BOUND_MARGIN;
+      decision.weakName = weakName;
+      decision.prevScore = prev === undefined ? Number.NEGATIVE_INFINITY : prev.score;
       const arena = names.arena.data;
       const at = names.arena.at[id]!;
       let ub = 0;
       for (let qi = 0; qi < qs.length; qi++) {
         const q = qs[qi]!;
-        let b = m.cheap[qi];
-        if (b === undefined) {
-          b = cheapPass(m, qi, q, cand, arena, at, org, exactFrom, terms, weakName, prevScore);
-        }
-        if (b >= exactFrom && scoreBound(terms, b, weakName) > prevScore) {
-          let x = m.exact[qi];
-          if (x === undefined)
-            x = exactPass(m, qi, q, cand, arena, at, org, terms, weakName, prevScore, below);
-          b = x;
-        }
+        let b = m.cheap[qi] ?? boundPass(m, false, qi, q, cand, arena, at, org, decision);
+        if (decides(b, false, decision))
+          b = m.exact[qi] ?? boundPass(m, true, qi, q, cand, arena, at, org, decision);
         if (b > ub) ub = b;
       }
-      const sb = scoreBound(terms, ub, weakName);
-      if (below(sb) || sb <= prevScore) continue;
+      if (!decides(ub, true, decision)) continue;
     }
     if (m.score < 0) {
       let v0 = 0;
